@@ -1,0 +1,54 @@
+# Two commands that work from nothing but Python 3.11+:
+#   make run   - set up, migrate, load demo data, serve on http://127.0.0.1:8000/ (SQLite)
+#   make test  - set up and run the whole test suite (DATABASE_URL picks the database)
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PYTEST_ARGS ?=
+
+.PHONY: run test lint format setup setup-dev migrate demo clean
+
+$(BIN)/python:
+	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is needed, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Stamp files: reinstall only when a requirements file changes.
+$(VENV)/.runtime: requirements.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $@ $(VENV)/.runtime
+
+setup: $(VENV)/.runtime
+setup-dev: $(VENV)/.dev
+
+migrate: setup
+	$(BIN)/python manage.py migrate --noinput
+
+demo: migrate
+	$(BIN)/python manage.py demo
+
+run: demo
+	@echo "Open http://$(HOST):$(PORT)/ and log in as manager, rater1 or rater2 (password: demo)."
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+lint: setup-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: setup-dev
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+test: setup-dev
+	$(BIN)/ruff check .
+	$(BIN)/python manage.py makemigrations --check --dry-run > /dev/null || (echo "Missing migrations: run manage.py makemigrations" && exit 1)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles

@@ -1,0 +1,1 @@
+"""Campaigns, corpus, runs, pools, graded and side-by-side judgments."""

@@ -1,0 +1,34 @@
+"""The data model of DESIGN.md section 2, one module per area."""
+
+from annotate.models.campaigns import Aggregation, Campaign, Label, Membership, Role
+from annotate.models.corpus import Document, Query
+from annotate.models.judgments import Grade, GradeChange, PoolItem, Skip
+from annotate.models.labels import LabelSource, SourceKind, SourceLabel
+from annotate.models.runs import Run, RunEntry, System
+from annotate.models.sxs import Comparison, ComparisonUnit, Side, SxsTask, Verdict, VerdictValue
+
+__all__ = [
+    "Aggregation",
+    "Campaign",
+    "Comparison",
+    "ComparisonUnit",
+    "Document",
+    "Grade",
+    "GradeChange",
+    "Label",
+    "LabelSource",
+    "Membership",
+    "PoolItem",
+    "Query",
+    "Role",
+    "Run",
+    "RunEntry",
+    "Side",
+    "Skip",
+    "SourceKind",
+    "SourceLabel",
+    "SxsTask",
+    "System",
+    "Verdict",
+    "VerdictValue",
+]

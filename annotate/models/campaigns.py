@@ -1,0 +1,110 @@
+"""Campaigns, their label scales and who works on them."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.urls import reverse
+
+# (name, grade, letter key). Number keys 1..n follow the order shown (1 = the first label).
+DEFAULT_SCALE: list[tuple[str, float, str]] = [("Good", 3, "g"), ("Fair", 2, "f"), ("Bad", 1, "b")]
+DEFAULT_RELEVANT_FROM = 2.0
+
+
+class Aggregation(models.TextChoices):
+    MEAN = "mean", "Mean"
+    MEDIAN = "median", "Median"
+    MAJORITY = "majority", "Majority"
+
+
+class Role(models.TextChoices):
+    RATER = "rater", "Rater"
+    MANAGER = "manager", "Manager"
+
+
+class Campaign(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80, unique=True)
+    description = models.TextField(blank=True)
+    guidelines = models.TextField(blank=True, help_text="Markdown, shown to raters.")
+    aggregation = models.CharField(
+        max_length=10, choices=Aggregation.choices, default=Aggregation.MEAN
+    )
+    relevant_from = models.FloatField(
+        default=DEFAULT_RELEVANT_FROM,
+        help_text="Grade from which a document counts as relevant for MAP, P@k, recall, MRR.",
+    )
+    overlap = models.PositiveSmallIntegerField(
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(50)],
+        help_text="Distinct raters each pool item needs.",
+    )
+    lease_minutes = models.PositiveSmallIntegerField(
+        default=15, validators=[MinValueValidator(1), MaxValueValidator(24 * 60)]
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Membership", related_name="campaigns"
+    )
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(overlap__gte=1), name="campaign_overlap_gte_1"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("annotate:campaign", kwargs={"slug": self.slug})
+
+    @property
+    def top_grade(self) -> float | None:
+        return self.labels.aggregate(m=models.Max("grade"))["m"]
+
+
+class Label(models.Model):
+    """One step of a campaign's ordered label scale."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="labels")
+    name = models.CharField(max_length=40)
+    grade = models.FloatField()
+    key = models.CharField(max_length=1, help_text="Keyboard key, e.g. g for Good.")
+    position = models.PositiveSmallIntegerField(help_text="Order shown; number keys follow it.")
+
+    class Meta:
+        ordering = ["campaign", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="label_unique_name"),
+            models.UniqueConstraint(fields=["campaign", "key"], name="label_unique_key"),
+            models.UniqueConstraint(fields=["campaign", "grade"], name="label_unique_grade"),
+            models.UniqueConstraint(fields=["campaign", "position"], name="label_unique_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.grade:g})"
+
+
+class Membership(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=10, choices=Role.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "user"], name="membership_unique_user")
+        ]
+        indexes = [models.Index(fields=["user", "role"])]
+
+    def __str__(self) -> str:
+        return f"{self.user} as {self.role} of {self.campaign}"

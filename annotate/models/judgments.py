@@ -1,0 +1,106 @@
+"""The pool of query-document pairs to grade, and the raters' grades."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from annotate.models.campaigns import Campaign, Label
+from annotate.models.corpus import Document, Query
+
+
+class PoolItem(models.Model):
+    class Origin(models.TextChoices):
+        POOLING = "pooling", "Pooling"
+        MANUAL = "manual", "Added by hand"
+        IMPORT = "import", "Imported"
+
+    # Denormalised from query.campaign so the rater queue filters on one indexed column.
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pool_items")
+    query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="pool_items")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="pool_items")
+    raters_needed = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Overrides the campaign's overlap for this item."
+    )
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.POOLING)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["query", "document"], name="poolitem_unique_pair"),
+            models.CheckConstraint(
+                condition=models.Q(raters_needed__isnull=True) | models.Q(raters_needed__gte=1),
+                name="poolitem_raters_needed_gte_1",
+            ),
+        ]
+        indexes = [models.Index(fields=["campaign", "query"])]
+
+    def __str__(self) -> str:
+        return f"{self.query_id}/{self.document_id}"
+
+    @property
+    def needed(self) -> int:
+        return self.raters_needed or self.campaign.overlap
+
+
+class Grade(models.Model):
+    """One rater's label for one pool item. "Can't judge" has no label and does not count."""
+
+    pool_item = models.ForeignKey(PoolItem, on_delete=models.CASCADE, related_name="grades")
+    rater = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="grades"
+    )
+    label = models.ForeignKey(
+        Label, null=True, blank=True, on_delete=models.PROTECT, related_name="grades"
+    )
+    cant_judge = models.BooleanField(default=False)
+    comment = models.TextField(blank=True)
+    seconds = models.FloatField(null=True, blank=True, help_text="Time the rater took.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    changed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pool_item", "rater"], name="grade_one_per_rater"),
+            models.CheckConstraint(
+                condition=(models.Q(cant_judge=True, label__isnull=True))
+                | models.Q(cant_judge=False, label__isnull=False),
+                name="grade_label_xor_cant_judge",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(seconds__isnull=True) | models.Q(seconds__gte=0),
+                name="grade_seconds_gte_0",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["rater", "changed_at"]),
+            models.Index(fields=["pool_item", "cant_judge"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rater_id} on {self.pool_item_id}: {self.label or 'cannot judge'}"
+
+
+class GradeChange(models.Model):
+    """The value a grade had before a rater changed it, and when it was given."""
+
+    grade = models.ForeignKey(Grade, on_delete=models.CASCADE, related_name="history")
+    label = models.ForeignKey(Label, null=True, blank=True, on_delete=models.PROTECT)
+    cant_judge = models.BooleanField(default=False)
+    comment = models.TextField(blank=True)
+    given_at = models.DateTimeField(help_text="When the old value was given.")
+    replaced_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["grade", "-replaced_at"]
+
+
+class Skip(models.Model):
+    pool_item = models.ForeignKey(PoolItem, on_delete=models.CASCADE, related_name="skips")
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pool_item", "rater"], name="skip_one_per_rater")
+        ]

@@ -1,0 +1,65 @@
+"""Reads that decide who may see what. Views and the API both go through these, so the
+rules are written once."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import QuerySet
+from django.http import Http404
+
+from annotate.models import Campaign, Membership, Role
+
+User = AbstractBaseUser | AnonymousUser
+
+
+def campaigns_for(user: User, *, role: Role | str | None = None) -> QuerySet[Campaign]:
+    """Campaigns the user belongs to (with the given role). Superusers manage every campaign."""
+    if not user.is_authenticated:
+        return Campaign.objects.none()
+    if user.is_superuser and role in (None, Role.MANAGER):
+        return Campaign.objects.all()
+    memberships = Membership.objects.filter(user=user)
+    if role is not None:
+        memberships = memberships.filter(role=role)
+    return Campaign.objects.filter(pk__in=memberships.values("campaign_id"))
+
+
+def campaign_managed_by(user: User, slug: str) -> Campaign:
+    """The campaign with this slug if the user manages it; 404 otherwise, so an outsider
+    cannot even learn that the campaign exists."""
+    try:
+        return campaigns_for(user, role=Role.MANAGER).get(slug=slug)
+    except Campaign.DoesNotExist:
+        raise Http404("No such campaign") from None
+
+
+def is_manager(user: User, campaign: Campaign) -> bool:
+    return campaigns_for(user, role=Role.MANAGER).filter(pk=campaign.pk).exists()
+
+
+def user_roles(user: User) -> set[str]:
+    if not user.is_authenticated:
+        return set()
+    roles = set(Membership.objects.filter(user=user).values_list("role", flat=True).distinct())
+    if user.is_superuser:
+        roles.add(Role.MANAGER)
+    return roles
+
+
+def campaign_overview(campaign: Campaign) -> dict[str, int]:
+    """Counts a manager sees on the campaign page, one query each."""
+    from annotate.models import Grade, PoolItem, Verdict
+
+    return {
+        "queries": campaign.queries.count(),
+        "documents": campaign.documents.count(),
+        "placeholders": campaign.documents.filter(is_placeholder=True).count(),
+        "systems": campaign.systems.count(),
+        "runs": campaign.runs.count(),
+        "pool_items": PoolItem.objects.filter(campaign=campaign).count(),
+        "grades": Grade.objects.filter(pool_item__campaign=campaign).count(),
+        "comparisons": campaign.comparisons.count(),
+        "verdicts": Verdict.objects.filter(task__comparison__campaign=campaign).count(),
+        "label_sources": campaign.label_sources.count(),
+        "raters": campaign.memberships.filter(role=Role.RATER).count(),
+    }

@@ -1,0 +1,1 @@
+"""Writes: small functions named <thing>_<action> with keyword-only typed arguments."""

@@ -1,0 +1,18 @@
+"""Everything under /api/v1/. Each app registers its endpoints on the shared router."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from annotate import api as annotate_api
+
+router = DefaultRouter()
+annotate_api.register(router)
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("me/", annotate_api.MeView.as_view(), name="api-me"),
+    path("", include(router.urls)),
+]

@@ -1,0 +1,67 @@
+"""Shared fixtures: the personas every permission test uses, and the database switches.
+
+Personas (DESIGN.md / issue 2): a rater and a manager of campaign A, a rater and a manager of
+campaign B, an outsider with an account but no campaign, and an anonymous visitor.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+PASSWORD = "correct-horse-battery-staple"
+
+REQUIRE_ALL_TESTS = os.environ.get("REQUIRE_ALL_TESTS") == "1"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip PostgreSQL-only tests on SQLite, unless CI demands every test run."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        return
+    if REQUIRE_ALL_TESTS and os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        return  # the connection vendor check above will have run them; defensive only
+    skip = pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL=postgres://...")
+    for item in items:
+        if "postgres" in item.keywords:
+            item.add_marker(skip)
+
+
+@dataclass
+class Personas:
+    campaign: object
+    other_campaign: object
+    rater: object
+    other_rater: object
+    manager: object
+    other_manager: object
+    outsider: object
+
+    def client_for(self, name: str) -> Client:
+        client = Client()
+        if name != "anonymous":
+            client.force_login(getattr(self, name))
+        return client
+
+
+@pytest.fixture
+def personas(db) -> Personas:
+    from annotate.models import Role
+    from annotate.services.campaigns import campaign_create, membership_set
+
+    users = {}
+    for name in ("rater", "other_rater", "manager", "other_manager", "outsider"):
+        users[name] = get_user_model().objects.create_user(username=name, password=PASSWORD)
+    campaign = campaign_create(name="Campaign A", slug="campaign-a", created_by=users["manager"])
+    other = campaign_create(name="Campaign B", slug="campaign-b", created_by=users["other_manager"])
+    membership_set(campaign=campaign, user=users["rater"], role=Role.RATER)
+    membership_set(campaign=other, user=users["other_rater"], role=Role.RATER)
+    return Personas(campaign=campaign, other_campaign=other, **users)
+
+
+PERSONA_NAMES = ["rater", "other_rater", "manager", "other_manager", "outsider", "anonymous"]
