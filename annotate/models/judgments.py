@@ -94,6 +94,9 @@ class GradeChange(models.Model):
     class Meta:
         ordering = ["grade", "-replaced_at"]
 
+    def __str__(self) -> str:
+        return f"{self.grade_id} was {self.label or 'cannot judge'} until {self.replaced_at}"
+
 
 class Skip(models.Model):
     pool_item = models.ForeignKey(PoolItem, on_delete=models.CASCADE, related_name="skips")
@@ -104,3 +107,6 @@ class Skip(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["pool_item", "rater"], name="skip_one_per_rater")
         ]
+
+    def __str__(self) -> str:
+        return f"{self.rater_id} skipped {self.pool_item_id}"
