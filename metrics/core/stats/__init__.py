@@ -1,0 +1,73 @@
+"""Statistics for launch decisions: GSB, rater agreement and run comparison.
+
+Pure numpy/scipy (never Django), per ``shared/STATISTICS.md``.
+"""
+
+from metrics.core.stats.agreement import (
+    RaterFigures,
+    cohen_kappa,
+    fleiss_kappa,
+    fleiss_table,
+    krippendorff_alpha,
+    pairwise_agreement,
+    rater_figures,
+    reliability_matrix,
+)
+from metrics.core.stats.compare import (
+    QueryChange,
+    RunComparison,
+    benjamini_hochberg,
+    compare_runs,
+    holm,
+    paired_t_test,
+    randomization_test,
+)
+from metrics.core.stats.gsb import (
+    Decision,
+    GsbResult,
+    PositionBias,
+    ShuffleCheck,
+    gsb_decision,
+    gsb_from_counts,
+    gsb_from_query_counts,
+    more_queries_estimate,
+    position_bias,
+    shuffle_check,
+    sign_test,
+)
+from metrics.core.stats.interval import delta_se, design_effect, tango_interval, wald_interval
+from metrics.core.stats.verdicts import gsb_from_verdicts
+
+__all__ = [
+    "Decision",
+    "GsbResult",
+    "PositionBias",
+    "QueryChange",
+    "RaterFigures",
+    "RunComparison",
+    "ShuffleCheck",
+    "benjamini_hochberg",
+    "cohen_kappa",
+    "compare_runs",
+    "delta_se",
+    "design_effect",
+    "fleiss_kappa",
+    "fleiss_table",
+    "gsb_decision",
+    "gsb_from_counts",
+    "gsb_from_query_counts",
+    "gsb_from_verdicts",
+    "holm",
+    "krippendorff_alpha",
+    "more_queries_estimate",
+    "paired_t_test",
+    "pairwise_agreement",
+    "position_bias",
+    "randomization_test",
+    "rater_figures",
+    "reliability_matrix",
+    "shuffle_check",
+    "sign_test",
+    "tango_interval",
+    "wald_interval",
+]
