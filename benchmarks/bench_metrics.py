@@ -1,0 +1,464 @@
+"""Speed and memory of the metrics engine against pytrec_eval and ranx, on the same files.
+
+One invocation measures, on one generated qrels/run pair (benchmarks/gen_trec.py):
+
+* end to end, as whole processes (read both files, evaluate, print):
+  ``python -m metrics -m ndcg_cut.10 -m map -m P.10 -m recall.100 -m recip_rank QRELS RUN``
+  against ``python benchmarks/bench_metrics_pytrec.py QRELS RUN`` (pytrec_eval's parsers and
+  evaluator); wall time and peak resident memory of each child (``os.wait4``'s rusage);
+* evaluation alone, once the files are parsed, each tool in a fresh worker process:
+  ``metrics.core.evaluate`` after ``read_qrels``/``read_run``; ``ranx.evaluate`` on built
+  ``Qrels``/``Run`` objects; pytrec_eval's ``RelevanceEvaluator.evaluate``; every tool gets
+  one warm-up call on the same data first (for ranx, numba's JIT compilation);
+* the means of the three tools, and their largest difference, so that the comparison is
+  known to be like with like.
+
+Each timing is repeated (``--repeat``, best and median reported). ``--big`` runs only our
+engine on 100,000 queries x 1,000 documents (100,000,000 run lines). Results are printed as a
+Markdown table and saved as JSON in benchmarks/out/.
+
+Usage::
+
+    python benchmarks/bench_metrics.py            # 10,000 x 100, 50 judged; all three tools
+    python benchmarks/bench_metrics.py --big      # 100,000 x 1,000, our engine only
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gen_trec  # a sibling script: benchmarks/ is on sys.path when this file is run
+
+REPO = Path(__file__).resolve().parents[1]
+OUT_DIR = REPO / "benchmarks" / "out"
+PYTREC_SCRIPT = REPO / "benchmarks" / "bench_metrics_pytrec.py"
+
+# trec_eval syntax (what our CLI, our API and pytrec_eval take) -> the names of the results.
+MEASURES = ["ndcg_cut.10", "map", "P.10", "recall.100", "recip_rank"]
+NAMES = ["ndcg_cut_10", "map", "P_10", "recall_100", "recip_rank"]
+# ranx's names for the same measures: same gains (linear), same ideal (every judged document,
+# cut at k), relevant from grade 1, MRR without cut-off like trec_eval's recip_rank.
+RANX_METRICS = {
+    "ndcg_cut_10": "ndcg@10",
+    "map": "map",
+    "P_10": "precision@10",
+    "recall_100": "recall@100",
+    "recip_rank": "mrr",
+}
+
+GOAL_E2E_SPEEDUP = 2.0  # pytrec_eval / ours, end to end
+GOAL_EVAL_SPEEDUP = 1.0  # ranx / ours, evaluation alone
+GOAL_RSS_RATIO = 4.0  # peak RSS / input size, ours end to end
+
+BIG = gen_trec.Spec(queries=100_000, docs=1_000, judged=50)
+
+
+# --------------------------------------------------------------------------- child processes
+
+
+@dataclass
+class ProcRun:
+    """One finished child process."""
+
+    wall_s: float
+    maxrss_bytes: int
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_process(cmd: list[str]) -> ProcRun:
+    """Run ``cmd`` from the repository root; time it and read its own peak RSS.
+
+    ``os.wait4`` returns the rusage of exactly this child, where
+    ``getrusage(RUSAGE_CHILDREN)`` would give the maximum over every child so far. Output goes
+    to temporary files rather than pipes so that reaping with ``wait4`` cannot deadlock.
+    """
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped: tell Popen
+        out.seek(0)
+        err.seek(0)
+        # ru_maxrss is in KiB on Linux.
+        return ProcRun(wall, usage.ru_maxrss * 1024, proc.returncode, out.read(), err.read())
+
+
+def parse_trec_eval_means(text: str) -> dict[str, float]:
+    """The ``measure all value`` lines of trec_eval-style output."""
+    means: dict[str, float] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "all":
+            try:
+                means[parts[0]] = float(parts[2])
+            except ValueError:
+                continue
+    return means
+
+
+@dataclass
+class Timing:
+    """Repeated measurements of one tool in one phase."""
+
+    tool: str
+    phase: str
+    times_s: list[float] = field(default_factory=list)
+    maxrss_bytes: int = 0
+    means: dict[str, float] = field(default_factory=dict)
+    extra: dict[str, float] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def best(self) -> float:
+        return min(self.times_s) if self.times_s else float("nan")
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times_s) if self.times_s else float("nan")
+
+
+def _failure(run: ProcRun) -> str:
+    tail = (run.stderr.strip().splitlines() or ["(no stderr)"])[-3:]
+    # "; " rather than "|": the message lands in a Markdown table.
+    return f"exit {run.returncode}: " + "; ".join(line.strip() for line in tail)
+
+
+def end_to_end(tool: str, cmd: list[str], repeat: int) -> Timing:
+    timing = Timing(tool, "end to end")
+    for _ in range(repeat):
+        run = run_process(cmd)
+        if run.returncode != 0:
+            timing.error = _failure(run)
+            timing.maxrss_bytes = max(timing.maxrss_bytes, run.maxrss_bytes)
+            timing.times_s.clear()  # a failed run's time means nothing
+            return timing
+        timing.times_s.append(run.wall_s)
+        # The largest peak over the repeats: the memory goal is about the worst case.
+        timing.maxrss_bytes = max(timing.maxrss_bytes, run.maxrss_bytes)
+        timing.means = parse_trec_eval_means(run.stdout)
+    return timing
+
+
+def evaluation_alone(tool: str, qrels: Path, run: Path, repeat: int) -> Timing:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", tool]
+    cmd += ["--repeat", str(repeat), str(qrels), str(run)]
+    proc = run_process(cmd)
+    timing = Timing(tool, "evaluation alone", maxrss_bytes=proc.maxrss_bytes)
+    if proc.returncode != 0:
+        timing.error = _failure(proc)
+        return timing
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    timing.times_s = report["times_s"]
+    timing.means = report["means"]
+    timing.extra = report["extra"]
+    return timing
+
+
+# --------------------------------------------------------------------------- workers
+# Each runs in a fresh process (``--worker TOOL``) so that one tool's parsed data, threads or
+# JIT caches never weigh on another's timing, and prints one JSON line.
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def _repeated(fn: Callable[[], Any], repeat: int) -> tuple[float, list[float], Any]:
+    """One untimed-for-the-ratio first call, then ``repeat`` timed calls.
+
+    The first call is the warm-up every tool gets: for ranx it compiles numba's kernels for
+    the real data's types (a tiny warm-up pair is not enough: numba specialises on the width
+    of the string arrays), for the others it faults in lazily imported code. Its time is
+    reported, not used in the ratios.
+    """
+    first, value = _timed(fn)
+    times: list[float] = []
+    for _ in range(repeat):
+        elapsed, value = _timed(fn)
+        times.append(elapsed)
+    return first, times, value
+
+
+def worker_ours(qrels_path: str, run_path: str, repeat: int) -> dict[str, Any]:
+    from metrics import core
+
+    t_qrels, qrels = _timed(lambda: core.read_qrels(qrels_path))
+    t_run, run = _timed(lambda: core.read_run(run_path))
+    first, times, result = _repeated(lambda: core.evaluate(qrels, run, list(MEASURES)), repeat)
+    means = {name: float(result.mean[name]) for name in NAMES}
+    extra = {"read_qrels_s": t_qrels, "read_run_s": t_run, "first_call_s": first}
+    return {"times_s": times, "means": means, "extra": extra}
+
+
+def worker_ranx(qrels_path: str, run_path: str, repeat: int) -> dict[str, Any]:
+    import ranx
+
+    metrics = [RANX_METRICS[name] for name in NAMES]
+    t_qrels, qrels = _timed(lambda: ranx.Qrels.from_file(qrels_path, kind="trec"))
+    t_run, run = _timed(lambda: ranx.Run.from_file(run_path, kind="trec"))
+    # save_results_in_run=False skips a Python loop that copies per-query scores into the
+    # Run: ranx's fastest path, so the comparison is conservative for us. Threads: numba's
+    # default, every core.
+    first, times, scores = _repeated(
+        lambda: ranx.evaluate(qrels, run, metrics, save_results_in_run=False), repeat
+    )
+    means = {name: float(scores[RANX_METRICS[name]]) for name in NAMES}
+    extra = {"load_qrels_s": t_qrels, "load_run_s": t_run, "first_call_with_jit_s": first}
+    return {"times_s": times, "means": means, "extra": extra}
+
+
+def worker_pytrec_eval(qrels_path: str, run_path: str, repeat: int) -> dict[str, Any]:
+    import pytrec_eval
+
+    def parse() -> tuple[Any, Any]:
+        with open(qrels_path) as q_fh, open(run_path) as r_fh:
+            return pytrec_eval.parse_qrel(q_fh), pytrec_eval.parse_run(r_fh)
+
+    t_parse, (qrels, run) = _timed(parse)
+    t_build, evaluator = _timed(lambda: pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES)))
+    first, times, per_query = _repeated(lambda: evaluator.evaluate(run), repeat)
+    n = len(per_query)
+    means = {name: sum(s[name] for s in per_query.values()) / n for name in NAMES}
+    extra = {"parse_s": t_parse, "build_evaluator_s": t_build, "first_call_s": first}
+    return {"times_s": times, "means": means, "extra": extra}
+
+
+WORKERS: dict[str, Callable[[str, str, int], dict[str, Any]]] = {
+    "ours": worker_ours,
+    "ranx": worker_ranx,
+    "pytrec_eval": worker_pytrec_eval,
+}
+
+
+# --------------------------------------------------------------------------- report
+
+
+def max_abs_diff(a: dict[str, float], b: dict[str, float]) -> float | None:
+    common = [name for name in NAMES if name in a and name in b]
+    if len(common) != len(NAMES):
+        return None
+    return max(abs(a[name] - b[name]) for name in common)
+
+
+def _fmt_s(seconds: float) -> str:
+    return "-" if seconds != seconds else f"{seconds:.3f}"  # NaN when a tool failed
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.0f}"
+
+
+def _ratio(num: float, den: float) -> float:
+    return num / den if den and den == den and num == num else float("nan")
+
+
+def _verdict(ok: bool | None) -> str:
+    return "n/a" if ok is None else ("MET" if ok else "NOT MET")
+
+
+def machine() -> dict[str, str]:
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "python": platform.python_version(),
+        "date": dt.datetime.now().astimezone().isoformat(timespec="minutes"),
+    }
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found: dict[str, str] = {}
+    for dist in ("numpy", "polars", "pytrec-eval-terrier", "ranx", "numba"):
+        try:
+            found[dist] = version(dist)
+        except PackageNotFoundError:
+            found[dist] = "absent"
+    return found
+
+
+def report(
+    spec: gen_trec.Spec, input_bytes: int, timings: list[Timing], big: bool
+) -> dict[str, Any]:
+    by = {(t.tool, t.phase): t for t in timings}
+    lines = [
+        "| phase | tool | best s | median s | peak RSS MiB | RSS / input | notes |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
+    for t in timings:
+        notes = ", ".join(f"{k} {v:.3f}" for k, v in t.extra.items())
+        if t.error:
+            notes = f"FAILED {t.error}"
+        lines.append(
+            f"| {t.phase} | {t.tool} | {_fmt_s(t.best)} | {_fmt_s(t.median)} | "
+            f"{_mib(t.maxrss_bytes)} | {t.maxrss_bytes / input_bytes:.2f} | {notes} |"
+        )
+
+    ours_e2e = by.get(("ours", "end to end"))
+    ours_eval = by.get(("ours", "evaluation alone"))
+    py_e2e = by.get(("pytrec_eval", "end to end"))
+    ranx_eval = by.get(("ranx", "evaluation alone"))
+    ours_ok = ours_e2e is not None and ours_e2e.error is None
+
+    e2e_ratio = _ratio(py_e2e.best, ours_e2e.best) if py_e2e and ours_e2e else float("nan")
+    eval_ratio = _ratio(ranx_eval.best, ours_eval.best) if ranx_eval and ours_eval else float("nan")
+    rss_ratio = ours_e2e.maxrss_bytes / input_bytes if ours_ok and ours_e2e else float("nan")
+    goals = {
+        "e2e_pytrec_over_ours": (e2e_ratio, None if e2e_ratio != e2e_ratio else e2e_ratio >= 2),
+        "eval_ranx_over_ours": (eval_ratio, None if eval_ratio != eval_ratio else eval_ratio >= 1),
+        "rss_over_input": (rss_ratio, None if rss_ratio != rss_ratio else rss_ratio < 4),
+    }
+
+    print()
+    print(
+        f"data: {spec.queries:,} queries x {spec.docs:,} retrieved, {spec.judged} judged "
+        f"(seed {spec.seed}); input {input_bytes / 2**20:,.1f} MiB"
+    )
+    print("\n".join(lines))
+    print()
+    if not big:
+        print(
+            f"end to end, pytrec_eval / ours: {e2e_ratio:.2f}x "
+            f"(goal >= {GOAL_E2E_SPEEDUP:g}x): {_verdict(goals['e2e_pytrec_over_ours'][1])}"
+        )
+        print(
+            f"evaluation alone, ranx / ours: {eval_ratio:.2f}x "
+            f"(goal >= {GOAL_EVAL_SPEEDUP:g}x): {_verdict(goals['eval_ranx_over_ours'][1])}"
+        )
+    print(
+        f"peak RSS / input, ours end to end: {rss_ratio:.2f} "
+        f"(goal < {GOAL_RSS_RATIO:g}): {_verdict(goals['rss_over_input'][1])}"
+    )
+
+    # Cross-check: the same means from every tool, or the timings compare different work.
+    print()
+    sources = {f"{t.tool} ({t.phase})": t.means for t in timings if t.means}
+    for name in NAMES:
+        row = "  ".join(f"{src}={m.get(name, float('nan')):.6f}" for src, m in sources.items())
+        print(f"{name:12s} {row}")
+    diffs: dict[str, float | None] = {}
+    pairs = [
+        ("ours", "evaluation alone", "pytrec_eval", "evaluation alone"),
+        ("ours", "evaluation alone", "ranx", "evaluation alone"),
+        ("pytrec_eval", "evaluation alone", "ranx", "evaluation alone"),
+        # Our CLI prints 4 decimals: this one can only agree to 5e-5.
+        ("ours", "end to end", "pytrec_eval", "end to end"),
+    ]
+    for a_tool, a_phase, b_tool, b_phase in pairs:
+        a, b = by.get((a_tool, a_phase)), by.get((b_tool, b_phase))
+        if a and b and a.means and b.means:
+            key = f"{a_tool} {a_phase} vs {b_tool} {b_phase}"
+            diffs[key] = max_abs_diff(a.means, b.means)
+            shown = "missing measures" if diffs[key] is None else f"{diffs[key]:.3g}"
+            print(f"max |difference of means|, {key}: {shown}")
+
+    return {
+        "spec": asdict(spec),
+        "input_bytes": input_bytes,
+        "machine": machine(),
+        "versions": versions(),
+        "timings": [asdict(t) | {"best": t.best, "median": t.median} for t in timings],
+        "goals": {k: {"value": v, "met": ok} for k, (v, ok) in goals.items()},
+        "max_abs_diff": diffs,
+        "table": lines,
+    }
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--big", action="store_true", help="100,000 x 1,000, our engine only")
+    parser.add_argument("-n", "--queries", type=int)
+    parser.add_argument("-d", "--docs", type=int)
+    parser.add_argument("-j", "--judged", type=int)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeat", type=int, help="timings per tool (default 3, 1 with --big)")
+    parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
+    parser.add_argument("files", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.worker:
+        qrels_path, run_path = args.files
+        print(json.dumps(WORKERS[args.worker](qrels_path, run_path, args.repeat or 3)))
+        return 0
+
+    base = BIG if args.big else gen_trec.Spec()
+    spec = gen_trec.Spec(
+        queries=args.queries or base.queries,
+        docs=args.docs or base.docs,
+        judged=args.judged or base.judged,
+        seed=args.seed,
+    )
+    repeat = args.repeat or (1 if args.big else 3)
+    qrels, run = gen_trec.default_paths(spec)
+    if not (qrels.exists() and run.exists()):
+        print(f"generating {qrels.name} and {run.name} ...", flush=True)
+        elapsed, _ = _timed(lambda: gen_trec.generate(spec, qrels, run))
+        print(f"generated in {elapsed:.1f} s", flush=True)
+    input_bytes = qrels.stat().st_size + run.stat().st_size
+
+    ours_cmd = [sys.executable, "-m", "metrics"]
+    for measure in MEASURES:
+        ours_cmd += ["-m", measure]
+    ours_cmd += [str(qrels), str(run)]
+    pytrec_cmd = [sys.executable, str(PYTREC_SCRIPT), str(qrels), str(run)]
+
+    timings: list[Timing] = []
+
+    def step(label: str, fn: Callable[[], Timing]) -> None:
+        print(f"{label} ...", end=" ", flush=True)
+        t = fn()
+        timings.append(t)
+        print(f"FAILED: {t.error}" if t.error else f"best {t.best:.3f} s", flush=True)
+
+    step("end to end: ours", lambda: end_to_end("ours", ours_cmd, repeat))
+    if not args.big:
+        step("end to end: pytrec_eval", lambda: end_to_end("pytrec_eval", pytrec_cmd, repeat))
+    step("evaluation alone: ours", lambda: evaluation_alone("ours", qrels, run, repeat))
+    if not args.big:
+        for tool in ("ranx", "pytrec_eval"):
+            step(
+                f"evaluation alone: {tool}", lambda t=tool: evaluation_alone(t, qrels, run, repeat)
+            )
+
+    results = report(spec, input_bytes, timings, args.big)
+    results["commands"] = {"ours": ours_cmd, "pytrec_eval": pytrec_cmd}
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    out = OUT_DIR / f"bench_metrics-{spec.stem}.json"
+    out.write_text(json.dumps(results, indent=2, default=str))
+    print(f"\nsaved {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
