@@ -71,7 +71,8 @@ def env_database(name: str, default: str) -> dict:
     try:
         config = dj_database_url.parse(raw, conn_max_age=60, conn_health_checks=True)
     except (ValueError, KeyError) as exc:
-        raise ImproperlyConfigured(f"{name} is not a valid database URL ({exc}): {raw!r}") from None
+        # The URL is not echoed: it may carry a password.
+        raise ImproperlyConfigured(f"{name} is not a valid database URL ({exc})") from None
     engine = config.get("ENGINE", "")
     if engine not in ("django.db.backends.sqlite3", "django.db.backends.postgresql"):
         raise ImproperlyConfigured(

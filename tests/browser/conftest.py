@@ -1,0 +1,65 @@
+"""Real-browser tests: Debian's Chromium driven by Playwright (DESIGN.md section 8).
+
+Without Chromium the tests are skipped with a message saying how to install it, except under
+REQUIRE_ALL_TESTS=1 (CI), where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REQUIRE_ALL_TESTS
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+# Playwright's sync API runs an event loop in this thread; Django's ORM would then refuse
+# to run here. The test thread only reads the database after the browser is done.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        message = (
+            f"Chromium not found at {CHROMIUM}: install it with `apt-get install chromium` "
+            "(or set CHROMIUM_PATH) to run the browser tests"
+        )
+        if REQUIRE_ALL_TESTS:
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
