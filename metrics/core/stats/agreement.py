@@ -61,8 +61,8 @@ def reliability_matrix(
     if np.any(counts > 1):
         dup = uniq[counts > 1][0]
         raise ValueError(
-            f"rater {rater_ids[dup // item_ids.size]!r} rated item "
-            f"{item_ids[dup % item_ids.size]!r} more than once"
+            f"rater {rater_ids.tolist()[dup // item_ids.size]!r} rated item "
+            f"{item_ids.tolist()[dup % item_ids.size]!r} more than once"
         )
     matrix = np.full((rater_ids.size, item_ids.size), np.nan)
     matrix[rater_idx, item_idx] = values

@@ -42,6 +42,8 @@ __all__ = [
 # rounded value is normative and is what reproduces its 1,525).
 Z_BETA = 0.8416
 POSITION_BIAS_ALPHA = 0.05
+# Cap of the more-queries estimate (reached only when GSB is within ~1e-6 of the bar).
+MAX_QUERIES_ESTIMATE = 10**12
 SHUFFLE_ALPHA = 0.001
 
 
@@ -171,7 +173,8 @@ def more_queries_estimate(
 
     ``δ = R − τ``, ``V₁ = p_G + p_B − R²``, ``V₀ = 2p̃(τ) + τ(1 − τ)``, ``m̄ = N/n``,
     ``n_total = ⌈(deff/m̄)·((z√V₀ + z_β√V₁)/δ)²⌉`` with ``z_β = 0.8416`` (power 0.8), and
-    ``more = max(1, max(n_total, n_min) − n)``. An estimate, assuming the observed rates hold.
+    ``more = max(1, max(n_total, n_min) − n)``. An estimate, assuming the observed rates hold;
+    n_total is capped at 10¹².
 
     Raises
     ------
@@ -184,11 +187,16 @@ def more_queries_estimate(
         raise ValueError("more queries cannot be estimated when GSB does not exceed the threshold")
     z = z_value(confidence)
     v1 = max(0.0, (good + bad) / n_verdicts - r * r)
-    v0 = score_null_variance(good, bad, n_verdicts, threshold)
+    v0 = max(0.0, score_null_variance(good, bad, n_verdicts, threshold))
     m_bar = n_verdicts / n_queries
-    # Rounding guard: (deff/m̄)·(...)² can land a hair above an integer it equals exactly.
-    raw = (deff / m_bar) * ((z * math.sqrt(v0) + Z_BETA * math.sqrt(v1)) / delta) ** 2
-    n_total = math.ceil(raw - 1e-9)
+    ratio = (z * math.sqrt(v0) + Z_BETA * math.sqrt(v1)) / delta
+    if ratio > 1e6:
+        # A GSB a hair above the bar: the estimate is astronomically large (and would overflow);
+        # cap it, the message is the same.
+        n_total = MAX_QUERIES_ESTIMATE
+    else:
+        # Rounding guard: (deff/m̄)·(...)² can land a hair above an integer it equals exactly.
+        n_total = min(MAX_QUERIES_ESTIMATE, math.ceil((deff / m_bar) * ratio**2 - 1e-9))
     return max(1, max(n_total, min_queries) - n_queries)
 
 
