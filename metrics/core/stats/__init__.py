@@ -4,7 +4,9 @@ Pure numpy/scipy (never Django), per ``shared/STATISTICS.md``.
 """
 
 from metrics.core.stats.agreement import (
+    AgreementSummary,
     RaterFigures,
+    agreement_summary,
     cohen_kappa,
     fleiss_kappa,
     fleiss_table,
@@ -25,20 +27,18 @@ from metrics.core.stats.compare import (
 from metrics.core.stats.gsb import (
     Decision,
     GsbResult,
-    PositionBias,
-    ShuffleCheck,
     gsb_decision,
     gsb_from_counts,
     gsb_from_query_counts,
     more_queries_estimate,
-    position_bias,
-    shuffle_check,
     sign_test,
 )
 from metrics.core.stats.interval import delta_se, design_effect, tango_interval, wald_interval
+from metrics.core.stats.position import PositionBias, ShuffleCheck, position_bias, shuffle_check
 from metrics.core.stats.verdicts import gsb_from_verdicts
 
 __all__ = [
+    "AgreementSummary",
     "Decision",
     "GsbResult",
     "PositionBias",
@@ -46,6 +46,7 @@ __all__ = [
     "RaterFigures",
     "RunComparison",
     "ShuffleCheck",
+    "agreement_summary",
     "benjamini_hochberg",
     "cohen_kappa",
     "compare_runs",

@@ -13,7 +13,9 @@ import krippendorff
 import numpy as np
 
 __all__ = [
+    "AgreementSummary",
     "RaterFigures",
+    "agreement_summary",
     "cohen_kappa",
     "fleiss_kappa",
     "fleiss_table",
@@ -296,4 +298,51 @@ def rater_figures(matrix: np.ndarray) -> RaterFigures:
         majority_items=maj_items,
         mean_deviation=mean_dev,
         deviation_items=dev_items,
+    )
+
+
+@dataclass(frozen=True)
+class AgreementSummary:
+    """The agreement figures a report shows, with why a figure is missing."""
+
+    n_raters: int
+    n_items: int  # items with at least two ratings (the others drop out)
+    n_ratings: int
+    alpha: float  # Krippendorff, at the requested level; NaN when undefined
+    raw_agreement: float
+    fleiss_kappa: float | None
+    fleiss_reason: str | None  # why Fleiss' kappa is not given
+    cohen_kappa: float | None  # weighted (linear) Cohen's kappa when there are exactly two raters
+
+
+def agreement_summary(matrix: np.ndarray, *, level: str = "ordinal") -> AgreementSummary:
+    """Krippendorff's alpha, raw agreement, and Fleiss' / Cohen's kappa where they apply.
+
+    Fleiss' kappa is computed over the items with two or more ratings only when all of them
+    have the same number; otherwise it is None with the reason. Cohen's kappa (linear weights,
+    on items both rated) is given for exactly two raters.
+    """
+    m = _as_matrix(matrix)
+    counts = np.count_nonzero(~np.isnan(m), axis=0)
+    pairable = counts >= 2
+    fleiss, reason = None, None
+    if not np.any(pairable):
+        reason = "no item has two ratings"
+    elif np.unique(counts[pairable]).size > 1:
+        reason = "items have different numbers of raters"
+    else:
+        table, _ = _value_counts(m[:, pairable])
+        fleiss = fleiss_kappa(table)
+    cohen = None
+    if m.shape[0] == 2 and np.any(pairable):
+        cohen = cohen_kappa(m[0], m[1], weights="linear")
+    return AgreementSummary(
+        n_raters=int(m.shape[0]),
+        n_items=int(pairable.sum()),
+        n_ratings=int(counts.sum()),
+        alpha=krippendorff_alpha(m, level=level),
+        raw_agreement=pairwise_agreement(m),
+        fleiss_kappa=fleiss,
+        fleiss_reason=reason,
+        cohen_kappa=cohen,
     )

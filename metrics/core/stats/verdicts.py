@@ -17,12 +17,8 @@ from metrics.core.stats.agreement import (
     pairwise_agreement,
     reliability_matrix,
 )
-from metrics.core.stats.gsb import (
-    GsbResult,
-    gsb_from_query_counts,
-    position_bias,
-    shuffle_check,
-)
+from metrics.core.stats.gsb import GsbResult, gsb_from_query_counts
+from metrics.core.stats.position import position_bias, shuffle_check
 from metrics.core.stats.resampling import DEFAULT_RESAMPLES
 
 __all__ = ["gsb_from_verdicts", "parse_sides", "parse_strengths", "parse_verdicts"]

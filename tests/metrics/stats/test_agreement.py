@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metrics.core.stats import (
+    agreement_summary,
     cohen_kappa,
     fleiss_kappa,
     fleiss_table,
@@ -171,3 +172,20 @@ def test_rater_figures_by_hand():
     # Deviation from the others' mean: r0: (1 − 1.5, 2 − 2) → −0.25; r2: 2 − 1 = 1.
     np.testing.assert_allclose(f.mean_deviation, [-0.25, -0.25, 1.0, nan])
     np.testing.assert_array_equal(f.deviation_items, [2, 2, 1, 0])
+
+
+def test_the_summary_gives_fleiss_only_with_equal_raters_per_item():
+    s = agreement_summary([[1, 2], [1, 3], [2, 3]])
+    assert s.fleiss_kappa == pytest.approx(0.0) and s.fleiss_reason is None
+    assert s.cohen_kappa is None  # three raters
+    s = agreement_summary([[1, 2, 3], [1, 3, nan], [2, nan, nan]])
+    assert s.fleiss_kappa is None and s.fleiss_reason == "items have different numbers of raters"
+    assert (s.n_items, s.n_ratings) == (2, 6)
+
+
+def test_the_summary_gives_cohen_for_two_raters():
+    s = agreement_summary([X, Y])
+    assert s.cohen_kappa == pytest.approx(0.625)
+    assert s.alpha == pytest.approx(
+        krippendorff.alpha(reliability_data=[X, Y], level_of_measurement="ordinal")
+    )
