@@ -4,6 +4,7 @@ from annotate.models.campaigns import Aggregation, Campaign, Label, Membership, 
 from annotate.models.corpus import Document, Query
 from annotate.models.judgments import Grade, GradeChange, PoolItem, Skip
 from annotate.models.labels import LabelSource, SourceKind, SourceLabel
+from annotate.models.queue import Lease
 from annotate.models.runs import Run, RunEntry, System
 from annotate.models.sxs import Comparison, ComparisonUnit, Side, SxsTask, Verdict, VerdictValue
 
@@ -17,6 +18,7 @@ __all__ = [
     "GradeChange",
     "Label",
     "LabelSource",
+    "Lease",
     "Membership",
     "PoolItem",
     "Query",
