@@ -1,0 +1,36 @@
+"""The manager's pooling action on the campaign page."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
+
+from annotate.forms.pooling import PoolForm
+from annotate.selectors import campaign_managed_by
+from annotate.services.pooling import pool_from_runs
+
+
+@login_required
+@require_POST
+def pool(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = campaign_managed_by(request.user, slug)
+    form = PoolForm(request.POST, campaign=campaign)
+    if form.is_valid():
+        result = pool_from_runs(
+            campaign=campaign,
+            runs=list(form.cleaned_data["runs"]),
+            depth=form.cleaned_data["depth"],
+            raters_needed=form.cleaned_data["raters_needed"],
+        )
+        messages.success(request, result.summary())
+        for warning in result.warnings():
+            messages.warning(request, warning)
+    else:
+        for field, errors in form.errors.items():
+            label = form.fields[field].label or field.replace("_", " ").capitalize()
+            for error in errors:
+                messages.error(request, f"Pooling: {label}: {error}")
+    return redirect(f"{campaign.get_absolute_url()}#pooling")
