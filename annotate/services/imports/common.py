@@ -1,0 +1,321 @@
+"""What every importer shares: the error and summary types, numbered line reading, field
+parsing, the campaign's id maps, placeholder documents and batched inserts.
+
+Files are read one line at a time and rows are written in batches, so memory holds one batch
+plus the id maps (external id -> primary key), never the file.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from django.db import IntegrityError, models, transaction
+
+from annotate.models import Campaign, Document, Query
+
+BATCH_SIZE = 5_000
+# How often (in lines) the progress callback hears from a long import.
+PROGRESS_EVERY = 5_000
+
+# Column limits of the model, checked here because SQLite would silently store a longer value
+# that PostgreSQL then refuses in the middle of an import.
+MAX_QUERY_ID = Query._meta.get_field("external_id").max_length
+MAX_DOCUMENT_ID = Document._meta.get_field("external_id").max_length
+MAX_URL = Document._meta.get_field("url").max_length
+MAX_NAME = 200
+
+Progress = Callable[[int], None]
+FileArg = str | os.PathLike | IO[bytes] | IO[str]
+
+
+class ImportFailed(ValueError):
+    """A file that cannot be imported. ``str(exc)`` is ``file:line: what is wrong`` (or
+    ``file: what is wrong`` when no single line is to blame)."""
+
+    def __init__(self, path: str, line: int | None, message: str) -> None:
+        self.path = path
+        self.line = line
+        self.reason = message
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass
+class ImportSummary:
+    """What an import did. ``created``/``updated``/``skipped`` count the rows of the file's own
+    kind (queries, documents, run entries or labels); ``skipped`` counts blank lines and
+    records identical to what was already stored."""
+
+    kind: str
+    path: str
+    noun: str
+    lines: int = 0
+    created: int = 0
+    updated: int = 0
+    skipped: int = 0
+    placeholders: int = 0
+    placeholders_filled: int = 0
+    queries_created: int = 0
+    runs: list[str] = field(default_factory=list)
+    systems_created: list[str] = field(default_factory=list)
+    source: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        parts = [f"{self.path}: {self.lines:,} lines read", f"{self.created:,} {self.noun} created"]
+        if self.updated:
+            parts.append(f"{self.updated:,} updated")
+        if self.skipped:
+            parts.append(f"{self.skipped:,} skipped (blank or unchanged)")
+        if self.placeholders_filled:
+            parts.append(f"{self.placeholders_filled:,} placeholder documents filled")
+        if self.placeholders:
+            parts.append(f"{self.placeholders:,} placeholder documents created")
+        if self.queries_created:
+            parts.append(f"{self.queries_created:,} queries created")
+        if self.runs:
+            parts.append("runs: " + ", ".join(self.runs))
+        if self.systems_created:
+            parts.append("new systems: " + ", ".join(self.systems_created))
+        if self.source:
+            parts.append(f"label source: {self.source}")
+        return "; ".join(parts) + "."
+
+
+def display_name(file: FileArg, name: str | None) -> str:
+    if name:
+        return name
+    if isinstance(file, str | os.PathLike):
+        return os.fspath(file)
+    return os.path.basename(str(getattr(file, "name", "") or "")) or "<input>"
+
+
+class LineSource:
+    """The numbered lines of a path or an open file (binary or text).
+
+    Binary input is decoded one line at a time so that a byte that is not UTF-8 is reported at
+    its own line (a decoding text wrapper would fail a whole 8 KB chunk ahead). A UTF-8 byte
+    order mark, as Excel writes, is dropped. ``keep_ends`` keeps the line endings (the csv
+    module needs them for quoted fields that span lines); otherwise they are stripped.
+    """
+
+    def __init__(
+        self, file: FileArg, *, path: str, progress: Progress | None = None, keep_ends=False
+    ) -> None:
+        self.file = file
+        self.path = path
+        self.progress = progress
+        self.keep_ends = keep_ends
+        self.lines = 0
+        self._opened: IO[bytes] | None = None
+
+    def __enter__(self) -> LineSource:
+        if isinstance(self.file, str | os.PathLike):
+            try:
+                self._opened = open(Path(self.file), "rb")  # closed in __exit__
+            except OSError as exc:
+                raise ImportFailed(
+                    self.path, None, f"cannot read the file ({exc.strerror})"
+                ) from None
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._opened is not None:
+            self._opened.close()
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        stream = self._opened if self._opened is not None else self.file
+        is_text = isinstance(stream, io.TextIOBase)
+        lineno = 0
+        try:
+            for raw in stream:  # type: ignore[union-attr]
+                lineno += 1
+                text = raw if is_text else self._decode(raw, lineno)
+                if lineno == 1 and text.startswith("\ufeff"):
+                    text = text[1:]
+                if "\x00" in text:
+                    # PostgreSQL cannot store NUL in text, and no id or title needs one.
+                    raise ImportFailed(self.path, lineno, "the line contains a NUL byte")
+                if not self.keep_ends:
+                    text = text.rstrip("\r\n")
+                self.lines = lineno
+                if self.progress is not None and lineno % PROGRESS_EVERY == 0:
+                    self.progress(lineno)
+                yield lineno, text
+        except UnicodeDecodeError:
+            # Only a text stream gets here; its decoder reads ahead, so the line is approximate.
+            raise ImportFailed(self.path, lineno + 1, "the file is not valid UTF-8") from None
+        if self.progress is not None:
+            self.progress(lineno)
+
+    def _decode(self, raw: bytes, lineno: int) -> str:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ImportFailed(
+                self.path,
+                lineno,
+                f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
+                "save the file as UTF-8",
+            ) from None
+
+
+def peek(lines: Iterator[tuple[int, str]]) -> tuple[str, Iterator[tuple[int, str]]]:
+    """The first non-blank line (for format sniffing) and an iterator that still yields every
+    line; reads only up to that line, so standard input works."""
+    buffered: list[tuple[int, str]] = []
+    first = ""
+    for item in lines:
+        buffered.append(item)
+        if item[1].strip():
+            first = item[1].strip()
+            break
+
+    def chained() -> Iterator[tuple[int, str]]:
+        yield from buffered
+        yield from lines
+
+    return first, chained()
+
+
+_FORMAT_BY_EXTENSION = {
+    "tsv": "tsv",
+    "txt": "tsv",
+    "csv": "csv",
+    "jsonl": "jsonl",
+    "ndjson": "jsonl",
+    "json": "jsonl",
+}
+
+
+def detect_format(path: str, first_line: str, allowed: tuple[str, ...]) -> str:
+    """The format the extension names, if it is one of ``allowed``; otherwise the content
+    decides: a first non-blank line that starts with ``{`` is JSONL, anything else is the
+    first of ``allowed`` (the tabular format)."""
+    ext = path.lower().rsplit(".", 1)[-1] if "." in path else ""
+    fmt = _FORMAT_BY_EXTENSION.get(ext)
+    if fmt in allowed:
+        return fmt
+    return "jsonl" if first_line.startswith("{") and "jsonl" in allowed else allowed[0]
+
+
+def json_object(text: str, line: int, fields: Fields) -> dict:
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise fields.fail(line, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(record, dict):
+        raise fields.fail(line, "a JSON line must be an object ({...})")
+    return record
+
+
+def pick(record: dict, keys: tuple[str, ...]) -> object | None:
+    for key in keys:
+        if key in record:
+            return record[key]
+    return None
+
+
+class Fields:
+    """Parsers for one line's fields that fail with the line's position."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def fail(self, line: int | None, message: str) -> ImportFailed:
+        return ImportFailed(self.path, line, message)
+
+    def number(self, text: str, line: int, what: str) -> float:
+        # float() also takes "1_000", "nan" and "inf"; none of them is a score or a grade.
+        try:
+            value = float(text) if "_" not in text else math.nan
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise self.fail(line, f"{what} {text!r} is not a number")
+        return value
+
+    def integer(self, text: str, line: int, what: str) -> int:
+        try:
+            value = int(text) if "_" not in text else None
+        except ValueError:
+            value = None
+        if value is None:
+            raise self.fail(line, f"{what} {text!r} is not a whole number")
+        if not -(2**31) <= value < 2**31:
+            raise self.fail(line, f"{what} {text!r} is out of range")
+        return value
+
+    def ident(self, value: Any, line: int, what: str, max_length: int) -> str:
+        """An external id: text (or a JSON number), not empty, no whitespace (TREC files split
+        on whitespace, so such an id could never be matched), within the column's length."""
+        if isinstance(value, bool) or not isinstance(value, str | int):
+            raise self.fail(line, f"{what} must be text, got {value!r}")
+        text = str(value)
+        if not text:
+            raise self.fail(line, f"{what} is empty")
+        if any(ch.isspace() for ch in text):
+            raise self.fail(line, f"{what} {text!r} contains whitespace")
+        if len(text) > max_length:
+            raise self.fail(line, f"{what} is longer than {max_length} characters")
+        return text
+
+    def name(self, text: str, line: int | None, what: str) -> str:
+        if not text or len(text) > MAX_NAME:
+            raise self.fail(line, f"{what} {text!r} must have 1 to {MAX_NAME} characters")
+        return text
+
+
+def query_map(campaign: Campaign) -> dict[str, int]:
+    """external id -> pk for the campaign's queries, built once per import."""
+    rows = Query.objects.filter(campaign=campaign).values_list("external_id", "pk")
+    return dict(rows.iterator(chunk_size=20_000))
+
+
+def document_map(campaign: Campaign) -> dict[str, int]:
+    """external id -> pk for the campaign's documents. For a million documents this is about
+    150 MB: the price of resolving each line without a query per line."""
+    rows = Document.objects.filter(campaign=campaign).values_list("external_id", "pk")
+    return dict(rows.iterator(chunk_size=20_000))
+
+
+def create_placeholders(campaign: Campaign, doc_map: dict[str, int], ext_ids: Iterable[str]) -> int:
+    """Create placeholder documents for the ids the map does not know and add them to it.
+    bulk_create returns primary keys on PostgreSQL and on SQLite 3.35+."""
+    missing = [ext for ext in dict.fromkeys(ext_ids) if ext not in doc_map]
+    if not missing:
+        return 0
+    docs = [Document(campaign=campaign, external_id=ext, is_placeholder=True) for ext in missing]
+    for doc in Document.objects.bulk_create(docs, batch_size=BATCH_SIZE):
+        doc_map[doc.external_id] = doc.pk
+    return len(missing)
+
+
+def insert_batch(
+    model: type[models.Model],
+    rows: list[models.Model],
+    find_duplicate: Callable[[], ImportFailed | None],
+) -> None:
+    """Insert one batch; if a unique constraint refuses it, raise the error that names the
+    offending line (``find_duplicate``) instead of a bare IntegrityError.
+
+    The savepoint matters on PostgreSQL, where a failed statement would otherwise leave the
+    transaction unusable for the queries that look for the culprit. Duplicates are caught by the
+    database rather than by a Python set of every (query, document) seen, so memory does not
+    grow with the number of lines.
+    """
+    try:
+        with transaction.atomic():
+            model.objects.bulk_create(rows, batch_size=BATCH_SIZE)
+    except IntegrityError:
+        error = find_duplicate()
+        if error is None:
+            raise
+        raise error from None

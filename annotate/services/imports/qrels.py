@@ -1,0 +1,202 @@
+"""TREC qrels (``qid iter docno grade``) stored as a named label source."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from annotate.models import Campaign, LabelSource, SourceKind, SourceLabel
+from annotate.services.imports.common import (
+    BATCH_SIZE,
+    MAX_DOCUMENT_ID,
+    Fields,
+    FileArg,
+    ImportFailed,
+    ImportSummary,
+    LineSource,
+    Progress,
+    create_placeholders,
+    display_name,
+    document_map,
+    insert_batch,
+    query_map,
+)
+from annotate.services.imports.runs import placeholder_warning
+
+QRELS_COLUMNS = "qid iter docno grade"
+
+
+class GradeCheck:
+    """Whether a grade may be stored. With ``strict`` only the grades of the campaign's label
+    scale pass, plus negative ones, which in trec_eval's qrels mean "pooled but not judged"
+    rather than a label. Without it any finite grade passes (real-valued or another team's
+    scale, e.g. 0-4)."""
+
+    def __init__(self, campaign: Campaign, *, strict: bool, fields: Fields) -> None:
+        self.strict = strict
+        self.fields = fields
+        self.grades = set(campaign.labels.values_list("grade", flat=True))
+        self.shown = ", ".join(f"{g:g}" for g in sorted(self.grades))
+
+    def __call__(self, text: str, line: int, what: str = "grade") -> float:
+        grade = self.fields.number(text, line, what)
+        if self.strict and grade >= 0 and grade not in self.grades:
+            raise self.fields.fail(
+                line,
+                f"{what} {text} is not on the label scale ({self.shown}); a negative grade "
+                "means pooled but not judged; to keep other grades, import with --any-grade",
+            )
+        return grade
+
+
+def open_source(
+    *,
+    campaign: Campaign,
+    name: str,
+    kind: str,
+    replace: bool,
+    fields: Fields,
+    summary: ImportSummary,
+    params: dict,
+) -> LabelSource:
+    """A new label source, or (``replace``) an existing one emptied in place, so what points at
+    it survives; the import's transaction restores its labels if the file then fails."""
+    fields.name(name, None, "label source name")
+    if kind not in SourceKind.values:
+        raise fields.fail(
+            None, f"unknown label source kind {kind!r}: use {', '.join(SourceKind.values)}"
+        )
+    source = LabelSource.objects.filter(campaign=campaign, name=name).first()
+    if source is not None and not replace:
+        raise fields.fail(
+            None,
+            f"label source {name!r} already exists in this campaign: give another name, "
+            "or replace it (--replace)",
+        )
+    if source is None:
+        source = LabelSource.objects.create(campaign=campaign, name=name, kind=kind, params=params)
+    else:
+        SourceLabel.objects.filter(source=source).delete()
+        source.kind, source.params = kind, params
+        source.save(update_fields=["kind", "params"])
+        summary.warnings.append(f"label source {name!r} replaced")
+    summary.source = name
+    return source
+
+
+@dataclass(slots=True)
+class _Row:
+    line: int
+    qid: str
+    query_id: int
+    docno: str
+    grade: float
+
+
+def import_qrels(
+    *,
+    campaign: Campaign,
+    file: FileArg,
+    source_name: str,
+    name: str | None = None,
+    kind: str = SourceKind.IMPORTED,
+    strict_scale: bool = True,
+    replace: bool = False,
+    progress: Progress | None = None,
+) -> ImportSummary:
+    """Import TREC qrels as the label source ``source_name``.
+
+    Grades may be whole or real; negative means pooled but not judged (trec_eval). Queries must
+    exist; unknown documents become placeholders; a (query, document) pair twice is an error.
+    ``strict_scale`` (the default) refuses a grade the campaign's label scale does not have, so
+    labels meant to be on the campaign's scale cannot silently be off it; pass False (command
+    line ``--any-grade``) for another team's scale or real-valued qrels. ``name`` is the file's
+    name in messages (default: the path). ``replace=True`` replaces a source of that name.
+    """
+    path = display_name(file, name)
+    fields = Fields(path)
+    summary = ImportSummary(kind="qrels", path=path, noun="labels")
+    with LineSource(file, path=path, progress=progress) as lines, transaction.atomic():
+        check = GradeCheck(campaign, strict=strict_scale, fields=fields)
+        params = {"file": path, "any_grade": not strict_scale}
+        source = open_source(
+            campaign=campaign,
+            name=source_name,
+            kind=kind,
+            replace=replace,
+            fields=fields,
+            summary=summary,
+            params=params,
+        )
+        qmap, doc_map = query_map(campaign), document_map(campaign)
+        rows: list[_Row] = []
+        for line, text in lines:
+            cols = text.split()
+            if not cols:
+                summary.skipped += 1
+                continue
+            if len(cols) != 4:
+                few = "too few" if len(cols) < 4 else "too many"
+                raise fields.fail(
+                    line, f"{few} columns: expected 4 ({QRELS_COLUMNS}), found {len(cols)}"
+                )
+            qid, _iter, docno, grade_text = cols
+            fields.ident(docno, line, "document id", MAX_DOCUMENT_ID)
+            grade = check(grade_text, line)
+            query_id = qmap.get(qid)
+            if query_id is None:
+                raise fields.fail(
+                    line, f"query {qid!r} is not in this campaign: import the queries first"
+                )
+            rows.append(_Row(line, qid, query_id, docno, grade))
+            if len(rows) >= BATCH_SIZE:
+                _write(campaign, source, rows, doc_map, fields, summary)
+                rows = []
+        _write(campaign, source, rows, doc_map, fields, summary)
+        summary.lines = lines.lines
+        if not summary.created:
+            summary.warnings.append(
+                f"the file has no qrels lines: label source {source_name!r} is empty"
+            )
+        placeholder_warning(summary)
+    return summary
+
+
+def _write(
+    campaign: Campaign,
+    source: LabelSource,
+    rows: list[_Row],
+    doc_map: dict[str, int],
+    fields: Fields,
+    summary: ImportSummary,
+) -> None:
+    if not rows:
+        return
+    summary.placeholders += create_placeholders(campaign, doc_map, (r.docno for r in rows))
+    labels = [
+        SourceLabel(source=source, query_id=r.query_id, document_id=doc_map[r.docno], grade=r.grade)
+        for r in rows
+    ]
+    insert_batch(SourceLabel, labels, lambda: _find_duplicate(source, rows, doc_map, fields))
+    summary.created += len(labels)
+
+
+def _find_duplicate(
+    source: LabelSource, rows: list[_Row], doc_map: dict[str, int], fields: Fields
+) -> ImportFailed | None:
+    stored = set(
+        SourceLabel.objects.filter(
+            source=source, query_id__in={r.query_id for r in rows}
+        ).values_list("query_id", "document_id")
+    )
+    seen: dict[tuple[int, int], int] = {}
+    for r in rows:
+        key = (r.query_id, doc_map[r.docno])
+        if key in seen or key in stored:
+            where = f"line {seen[key]}" if key in seen else "an earlier line"
+            return fields.fail(
+                r.line, f"query {r.qid!r} and document {r.docno!r} already have a grade at {where}"
+            )
+        seen[key] = r.line
+    return None

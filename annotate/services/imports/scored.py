@@ -1,0 +1,187 @@
+"""Seed 004's format: ``label qid score`` per line (space- or tab-separated), read as a run and
+a label source at once.
+
+The lines have no document id: each line is its own document (DESIGN.md section 4). Everywhere
+a run is ordered, equal scores are ordered by document id *descending*, while seed 004's
+stable sort keeps equal scores in file order. So the id counts down with the line number,
+``{qid}:{10**9 - line:09d}`` (line 1 -> ``q1:999999999``): of two tied lines the earlier one
+has the larger id and comes first, with no special case anywhere else. The fixed width keeps
+byte order equal to numeric order. The document's title and ``extra`` give the real line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+
+from annotate.models import Campaign, Document, Query, Run, RunEntry, SourceKind, SourceLabel
+from annotate.services.imports.common import (
+    BATCH_SIZE,
+    MAX_QUERY_ID,
+    Fields,
+    FileArg,
+    ImportSummary,
+    LineSource,
+    Progress,
+    display_name,
+    document_map,
+    insert_batch,
+    query_map,
+)
+from annotate.services.imports.qrels import GradeCheck, open_source
+from annotate.services.imports.runs import open_run
+
+SCORED_COLUMNS = "label qid score"
+_COUNTDOWN = 10**9
+
+
+def scored_document_id(qid: str, line: int) -> str:
+    return f"{qid}:{_COUNTDOWN - line:09d}"
+
+
+@dataclass(slots=True)
+class _Row:
+    line: int
+    label: float
+    qid: str
+    score: float
+
+    @property
+    def docno(self) -> str:
+        return scored_document_id(self.qid, self.line)
+
+
+def import_scored(
+    *,
+    campaign: Campaign,
+    file: FileArg,
+    name: str,
+    system: str | None = None,
+    source_name: str | None = None,
+    strict_scale: bool = True,
+    replace: bool = False,
+    filename: str | None = None,
+    progress: Progress | None = None,
+) -> ImportSummary:
+    """Import a ``label qid score`` file as the run ``name`` (system ``system``, default
+    ``name``) and the label source ``source_name`` (default ``name``), one document per line.
+
+    Queries the campaign lacks are created with their id as text (the format has no query text;
+    the summary says how many). Ranks are 1, 2, ... by score, highest first, ties in file order.
+    ``strict_scale`` and ``replace`` work as in :func:`import_qrels` and :func:`import_run`.
+    """
+    path = display_name(file, filename)
+    fields = Fields(path)
+    summary = ImportSummary(kind="scored", path=path, noun="run entries with their labels")
+    with LineSource(file, path=path, progress=progress) as lines, transaction.atomic():
+        check = GradeCheck(campaign, strict=strict_scale, fields=fields)
+        run = open_run(
+            campaign=campaign,
+            name=name,
+            system_name=system or name,
+            replace=replace,
+            line=None,
+            fields=fields,
+            summary=summary,
+        )
+        source = open_source(
+            campaign=campaign,
+            name=source_name or name,
+            kind=SourceKind.IMPORTED,
+            replace=replace,
+            fields=fields,
+            summary=summary,
+            params={"file": path, "format": "label qid score", "any_grade": not strict_scale},
+        )
+        qmap, doc_map = query_map(campaign), document_map(campaign)
+        rows: list[_Row] = []
+        for line, text in lines:
+            cols = text.split()
+            if not cols:
+                summary.skipped += 1
+                continue
+            if len(cols) != 3:
+                few = "too few" if len(cols) < 3 else "too many"
+                raise fields.fail(
+                    line, f"{few} columns: expected 3 ({SCORED_COLUMNS}), found {len(cols)}"
+                )
+            if line >= _COUNTDOWN:
+                raise fields.fail(
+                    line, f"a file in this format may have at most {_COUNTDOWN - 1:,} lines"
+                )
+            label = check(cols[0], line, "label")
+            qid = fields.ident(cols[1], line, "query id", MAX_QUERY_ID)
+            rows.append(_Row(line, label, qid, fields.number(cols[2], line, "score")))
+            if len(rows) >= BATCH_SIZE:
+                _write(campaign, run, source, rows, qmap, doc_map, summary)
+                rows = []
+        _write(campaign, run, source, rows, qmap, doc_map, summary)
+        _assign_ranks(run)
+        summary.lines = lines.lines
+        if summary.queries_created:
+            summary.warnings.append(
+                f"{summary.queries_created:,} queries were not in the campaign and were created "
+                "with their id as text: import a query file to give them their text"
+            )
+    return summary
+
+
+def _write(campaign, run, source, rows, qmap, doc_map, summary: ImportSummary) -> None:
+    if not rows:
+        return
+    new_queries = [
+        Query(campaign=campaign, external_id=qid, text=qid)
+        for qid in dict.fromkeys(r.qid for r in rows)
+        if qid not in qmap
+    ]
+    for query in Query.objects.bulk_create(new_queries):
+        qmap[query.external_id] = query.pk
+    summary.queries_created += len(new_queries)
+    # Placeholders, as the lines have no content, but with a title that says where they are from.
+    new_docs = [
+        Document(
+            campaign=campaign,
+            external_id=r.docno,
+            title=f"{r.qid}, line {r.line}",
+            extra={"file": summary.path, "line": r.line},
+            is_placeholder=True,
+        )
+        for r in rows
+        if r.docno not in doc_map
+    ]
+    for doc in Document.objects.bulk_create(new_docs):
+        doc_map[doc.external_id] = doc.pk
+    summary.placeholders += len(new_docs)
+    entries, labels = [], []
+    for r in rows:
+        query_id, document_id = qmap[r.qid], doc_map[r.docno]
+        # Ranks are set once every line is in (_assign_ranks): a query's lines may be anywhere.
+        entries.append(
+            RunEntry(run=run, query_id=query_id, document_id=document_id, rank=0, score=r.score)
+        )
+        labels.append(
+            SourceLabel(source=source, query_id=query_id, document_id=document_id, grade=r.label)
+        )
+    # Each line has its own document, so neither insert can meet a duplicate.
+    insert_batch(RunEntry, entries, lambda: None)
+    insert_batch(SourceLabel, labels, lambda: None)
+    summary.created += len(rows)
+
+
+def _assign_ranks(run: Run) -> None:
+    """Rank = position by score descending, then document id descending (DESIGN.md section 4),
+    computed by the database in one statement so that a big file is never held in memory.
+    PostgreSQL compares with the "C" collation to get byte order, as SQLite does by default."""
+    q = connection.ops.quote_name
+    entry, doc = q(RunEntry._meta.db_table), q(Document._meta.db_table)
+    collate = ' COLLATE "C"' if connection.vendor == "postgresql" else ""
+    sql = (
+        f"UPDATE {entry} SET {q('rank')} = ranked.rn FROM ("
+        f" SELECT e.id AS id, ROW_NUMBER() OVER (PARTITION BY e.query_id"
+        f" ORDER BY e.score DESC, d.external_id{collate} DESC) AS rn"
+        f" FROM {entry} e JOIN {doc} d ON d.id = e.document_id WHERE e.run_id = %s"
+        f") AS ranked WHERE {entry}.id = ranked.id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [run.pk])

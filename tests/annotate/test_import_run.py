@@ -1,0 +1,166 @@
+"""TREC run imports: one run per file or per tag, placeholders, bad lines, atomicity."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotate.models import Document, Run, RunEntry, System
+from annotate.services.imports import ImportFailed, import_run
+from tests.annotate.import_support import add_documents, add_queries, counts, make_campaign, write
+
+
+@pytest.fixture
+def campaign(db):
+    campaign = make_campaign()
+    add_queries(campaign, "q1", "q2")
+    add_documents(campaign, "d1", "d2")
+    return campaign
+
+
+def entries(run: Run) -> list[tuple[str, str, int, float]]:
+    rows = RunEntry.objects.filter(run=run).order_by("query__external_id", "rank")
+    return [(e.query.external_id, e.document.external_id, e.rank, e.score) for e in rows]
+
+
+RUN = """q1 Q0 d1 1 12.5 bm25
+q1 Q0 d7 2 11 bm25
+
+q2\tQ0\td2\t1\t-0.25\tbm25
+q2 Q0 d8 2 -1e-3 bm25
+"""
+
+
+def test_it_imports_one_run_named_after_its_tag(campaign, tmp_path):
+    summary = import_run(campaign=campaign, file=write(tmp_path, "bm25.run", RUN))
+    assert (summary.created, summary.placeholders, summary.skipped, summary.lines) == (4, 2, 1, 5)
+    assert summary.runs == ["bm25"] and summary.systems_created == ["bm25"]
+    run = Run.objects.get(campaign=campaign, name="bm25")
+    assert run.system.name == "bm25"
+    assert entries(run) == [
+        ("q1", "d1", 1, 12.5),
+        ("q1", "d7", 2, 11.0),
+        ("q2", "d2", 1, -0.25),
+        ("q2", "d8", 2, -0.001),
+    ]
+    placeholders = Document.objects.filter(campaign=campaign, is_placeholder=True)
+    assert sorted(placeholders.values_list("external_id", flat=True)) == ["d7", "d8"]
+    assert any("2 documents were not in the campaign" in w for w in summary.warnings)
+
+
+def test_it_takes_the_run_and_system_names_given(campaign, tmp_path):
+    System.objects.create(campaign=campaign, name="prod")
+    summary = import_run(
+        campaign=campaign, file=write(tmp_path, "r", RUN), name="prod-2026-10", system="prod"
+    )
+    assert summary.systems_created == []
+    run = Run.objects.get(name="prod-2026-10")
+    assert (run.system.name, run.entries.count()) == ("prod", 4)
+
+
+def test_it_makes_one_run_and_system_per_tag(campaign, tmp_path):
+    content = "q1 Q0 d1 1 3 A\nq1 Q0 d1 1 5 B\nq2 Q0 d2 1 2 A\nq1 Q0 d2 2 4 B\n"
+    summary = import_run(campaign=campaign, file=write(tmp_path, "r", content), per_tag=True)
+    assert summary.runs == ["A", "B"] and summary.systems_created == ["A", "B"]
+    a, b = Run.objects.get(name="A"), Run.objects.get(name="B")
+    assert (a.system.name, b.system.name) == ("A", "B")
+    assert entries(a) == [("q1", "d1", 1, 3.0), ("q2", "d2", 1, 2.0)]
+    assert entries(b) == [("q1", "d1", 1, 5.0), ("q1", "d2", 2, 4.0)]
+
+
+def test_it_refuses_a_second_tag_unless_a_name_or_per_tag_is_given(campaign, tmp_path):
+    path = write(tmp_path, "r", "q1 Q0 d1 1 3 A\nq1 Q0 d2 2 2 B\n")
+    with pytest.raises(ImportFailed) as caught:
+        import_run(campaign=campaign, file=path, filename="r")
+    assert str(caught.value).startswith("r:2: tag 'B' differs from 'A' (line 1)")
+    summary = import_run(campaign=campaign, file=path, name="merged")
+    assert Run.objects.get(name="merged").entries.count() == 2
+    assert "the file has several tags; all went into 'merged'" in summary.warnings
+
+
+def test_per_tag_refuses_a_run_or_system_name(campaign, tmp_path):
+    with pytest.raises(ImportFailed, match="give no run name and no system"):
+        import_run(campaign=campaign, file=write(tmp_path, "r", RUN), per_tag=True, name="x")
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "message"),
+    [
+        ("q1 Q0 d2 2 11", "too few columns: expected 6 (qid Q0 docno rank score tag), found 5"),
+        ("q1 Q0 d2 2 11 bm25 extra", "too many columns: expected 6"),
+        ("q1 Q0 d2 2 high bm25", "score 'high' is not a number"),
+        ("q1 Q0 d2 2 nan bm25", "score 'nan' is not a number"),
+        ("q1 Q0 d2 2 -inf bm25", "score '-inf' is not a number"),
+        ("q1 Q0 d2 2.5 11 bm25", "rank '2.5' is not a whole number"),
+        ("q1 Q0 d2 x 11 bm25", "rank 'x' is not a whole number"),
+        ("q9 Q0 d2 2 11 bm25", "query 'q9' is not in this campaign: import the queries first"),
+        ("q1 Q0 d1 2 11 bm25", "document 'd1' is listed twice for query 'q1' in run 'bm25'"),
+    ],
+)
+def test_it_rejects_a_bad_line_and_writes_nothing(campaign, tmp_path, bad_line, message):
+    before = counts()
+    # A placeholder (d5) comes before the bad line: it must be rolled back too.
+    content = f"q1 Q0 d1 1 12 bm25\nq2 Q0 d5 1 3 bm25\n{bad_line}\nq2 Q0 d2 2 1 bm25\n"
+    with pytest.raises(ImportFailed) as caught:
+        import_run(campaign=campaign, file=write(tmp_path, "bm25.run", content), filename="f.run")
+    assert caught.value.line == 3
+    assert str(caught.value).startswith("f.run:3: ")
+    assert message in str(caught.value)
+    assert counts() == before
+
+
+def test_it_names_both_lines_of_a_document_listed_twice(campaign, tmp_path):
+    content = "q1 Q0 d1 1 3 r\nq2 Q0 d1 1 3 r\nq1 Q0 d1 2 2 r\n"
+    with pytest.raises(ImportFailed) as caught:
+        import_run(campaign=campaign, file=write(tmp_path, "r", content), filename="r")
+    assert str(caught.value) == (
+        "r:3: document 'd1' is listed twice for query 'q1' in run 'r' (first at line 1)"
+    )
+
+
+def test_it_finds_a_repeat_across_batches_and_rolls_back_every_batch(campaign, tmp_path):
+    add_queries(campaign, *(f"b{i}" for i in range(6_000)))
+    before = counts()
+    lines = [f"b{i} Q0 new{i} 1 1.0 r" for i in range(6_000)]
+    lines.append("b7 Q0 new7 2 0.5 r")  # repeats line 8, which is in the first batch
+    with pytest.raises(ImportFailed) as caught:
+        import_run(campaign=campaign, file=write(tmp_path, "r", "\n".join(lines)), filename="r")
+    assert caught.value.line == 6_001
+    assert "listed twice for query 'b7'" in str(caught.value)
+    assert counts() == before
+
+
+def test_an_existing_run_name_is_an_error_unless_replaced(campaign, tmp_path):
+    import_run(campaign=campaign, file=write(tmp_path, "a", "q1 Q0 d1 1 3 r\nq1 Q0 d2 2 2 r\n"))
+    run_pk = Run.objects.get(name="r").pk
+    before = counts()
+    path = write(tmp_path, "b", "q2 Q0 d2 1 9 r\n")
+    with pytest.raises(ImportFailed) as caught:
+        import_run(campaign=campaign, file=path, filename="b")
+    assert str(caught.value).startswith("b:1: run 'r' already exists in this campaign")
+    assert counts() == before
+    summary = import_run(campaign=campaign, file=path, replace=True)
+    run = Run.objects.get(name="r")
+    assert run.pk == run_pk
+    assert entries(run) == [("q2", "d2", 1, 9.0)]
+    assert "run 'r' replaced" in summary.warnings
+
+
+def test_a_failed_replacement_keeps_the_old_entries(campaign, tmp_path):
+    import_run(campaign=campaign, file=write(tmp_path, "a", "q1 Q0 d1 1 3 r\n"))
+    with pytest.raises(ImportFailed):
+        import_run(
+            campaign=campaign, file=write(tmp_path, "b", "q2 Q0 d2 1 9 r\nbad\n"), replace=True
+        )
+    assert entries(Run.objects.get(name="r")) == [("q1", "d1", 1, 3.0)]
+
+
+def test_progress_hears_the_line_count(campaign, tmp_path):
+    heard: list[int] = []
+    import_run(campaign=campaign, file=write(tmp_path, "r", RUN), progress=heard.append)
+    assert heard[-1] == 5
+
+
+def test_an_empty_file_imports_nothing_and_says_so(campaign, tmp_path):
+    summary = import_run(campaign=campaign, file=write(tmp_path, "r", "\n\n"))
+    assert (summary.created, summary.runs) == (0, [])
+    assert "the file has no run lines: nothing was imported" in summary.warnings
