@@ -1,0 +1,202 @@
+"""Grades into qrels: one label per query-document pair, by the campaign's rule (mean, median or
+majority) or one asked for; and the qrels of an imported label source.
+
+The rules, over the grades of one pool item, "can't judge" answers left out:
+
+- mean: sum(g) / n;
+- median: the middle grade; for an even count, the mean of the two middle grades (so 1, 3 gives
+  2 and 2, 3 gives 2.5: a real grade, as the mean can be);
+- majority: the most frequent grade; a tie goes to the LOWER grade (conservative: a pair two
+  raters call Good and two call Bad is not counted as Good).
+
+A pool item without a counted grade gives no qrels line (unjudged: gain 0, not relevant).
+
+Adjudication hook: a later issue may let a manager settle a pair by hand. Such a decision must
+override the aggregate of that pair; apply it to the `QrelsTable` that `aggregate_qrels`
+returns (replace `grade`, keep `n`), in one place, before any caller sees it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models import QuerySet
+
+from annotate.models import Aggregation, Campaign, Document, Grade, LabelSource, SourceLabel
+
+_CHUNK = 5000
+SOURCE_RULE = "source"
+
+RULE_NOTES: dict[str, str] = {
+    Aggregation.MEAN: "mean of the raters' grades",
+    Aggregation.MEDIAN: (
+        "median of the raters' grades; an even count takes the mean of the two middle grades"
+    ),
+    Aggregation.MAJORITY: "most frequent grade; a tie goes to the lower grade",
+    SOURCE_RULE: "imported labels, as imported",
+}
+
+
+def rule_note(rule: str) -> str:
+    """One line that says how the labels were made, for export headers and command output."""
+    note = RULE_NOTES[rule]
+    return note if rule == SOURCE_RULE else f"{note}; can't-judge answers left out"
+
+
+@dataclass(frozen=True)
+class QrelsTable:
+    """Qrels as columns, sorted by query external id then document external id (byte order).
+    `rule` is the aggregation rule, or "source" for an imported label source (then `source`
+    names it and every `n` is 1)."""
+
+    rule: str
+    query_id: np.ndarray
+    document_id: np.ndarray
+    query_external_id: np.ndarray
+    document_external_id: np.ndarray
+    grade: np.ndarray
+    n: np.ndarray
+    source: str | None = None
+
+    def __len__(self) -> int:
+        return int(self.grade.size)
+
+    def rows(self) -> Iterator[tuple[str, str, float, int]]:
+        """(query external id, document external id, grade, number of grades)."""
+        for i in range(len(self)):
+            yield (
+                str(self.query_external_id[i]),
+                str(self.document_external_id[i]),
+                float(self.grade[i]),
+                int(self.n[i]),
+            )
+
+    @property
+    def note(self) -> str:
+        return rule_note(self.rule)
+
+
+def aggregate(
+    item: np.ndarray, grade: np.ndarray, rule: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pure kernel: grades of many items (parallel arrays) -> (items ascending, their
+    aggregate grade, their number of grades)."""
+    if rule not in (Aggregation.MEAN, Aggregation.MEDIAN, Aggregation.MAJORITY):
+        raise ValueError(f"unknown aggregation rule {rule!r}: use mean, median or majority")
+    item = np.asarray(item, dtype=np.int64)
+    grade = np.asarray(grade, dtype=np.float64)
+    if item.size == 0:
+        return item, grade, np.zeros(0, dtype=np.int64)
+    order = np.lexsort((grade, item))
+    item, grade = item[order], grade[order]
+    starts = np.flatnonzero(np.r_[True, item[1:] != item[:-1]])
+    counts = np.diff(np.r_[starts, item.size])
+    items = item[starts]
+    if rule == Aggregation.MEAN:
+        values = np.add.reduceat(grade, starts) / counts
+    elif rule == Aggregation.MEDIAN:
+        # Grades are sorted within each item, so the middle ones are at fixed offsets.
+        values = (grade[starts + (counts - 1) // 2] + grade[starts + counts // 2]) / 2
+    else:
+        values = _majority(item, grade)
+    return items, values, counts
+
+
+def _majority(item: np.ndarray, grade: np.ndarray) -> np.ndarray:
+    """For (item, grade) sorted ascending: per item, the most frequent grade, lowest on a tie."""
+    run_starts = np.flatnonzero(np.r_[True, (item[1:] != item[:-1]) | (grade[1:] != grade[:-1])])
+    run_counts = np.diff(np.r_[run_starts, item.size])
+    run_item, run_grade = item[run_starts], grade[run_starts]
+    # Per item: highest count first, then the lowest grade; take the first of each item.
+    best = np.lexsort((run_grade, -run_counts, run_item))
+    first = np.r_[True, run_item[best][1:] != run_item[best][:-1]]
+    return run_grade[best][first]
+
+
+def aggregate_qrels(*, campaign: Campaign, rule: str | None = None) -> QrelsTable:
+    """The campaign's qrels from its raters' grades, by `rule` (default: the campaign's)."""
+    rule = rule or campaign.aggregation
+    if rule not in RULE_NOTES or rule == SOURCE_RULE:
+        raise ValueError(f"unknown aggregation rule {rule!r}: use mean, median or majority")
+    graded = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False)
+    rows = np.fromiter(
+        graded.values_list(
+            "pool_item_id", "pool_item__query_id", "pool_item__document_id", "label__grade"
+        ).iterator(chunk_size=_CHUNK),
+        dtype=np.dtype([("item", "i8"), ("q", "i8"), ("d", "i8"), ("g", "f8")]),
+    )
+    _, values, counts = aggregate(rows["item"], rows["g"], rule)
+    # Each item's query and document, from its first grade row (items ascending, as above).
+    rows = rows[np.argsort(rows["item"], kind="stable")]
+    by_item = rows[np.r_[True, rows["item"][1:] != rows["item"][:-1]]] if rows.size else rows
+    query_ext = _external_ids(campaign.queries.all(), by_item["q"])
+    doc_ext = _external_ids(
+        Document.objects.filter(pk__in=graded.values("pool_item__document_id")), by_item["d"]
+    )
+    return _sorted_table(
+        rule=rule,
+        query_id=by_item["q"],
+        document_id=by_item["d"],
+        query_external_id=query_ext,
+        document_external_id=doc_ext,
+        grade=values,
+        n=counts,
+    )
+
+
+def source_qrels(*, source: LabelSource) -> QrelsTable:
+    """The qrels of an imported label source, grades as imported (negative grades included:
+    "pooled but not judged", as trec_eval reads them)."""
+    labels = SourceLabel.objects.filter(source=source)
+    rows = np.fromiter(
+        labels.values_list("query_id", "document_id", "grade").iterator(chunk_size=_CHUNK),
+        dtype=np.dtype([("q", "i8"), ("d", "i8"), ("g", "f8")]),
+    )
+    query_ext = _external_ids(source.campaign.queries.all(), rows["q"])
+    doc_ext = _external_ids(Document.objects.filter(pk__in=labels.values("document_id")), rows["d"])
+    return _sorted_table(
+        rule=SOURCE_RULE,
+        source=source.name,
+        query_id=rows["q"],
+        document_id=rows["d"],
+        query_external_id=query_ext,
+        document_external_id=doc_ext,
+        grade=rows["g"],
+        n=np.ones(rows.size, dtype=np.int64),
+    )
+
+
+def _external_ids(objects: QuerySet, ids: np.ndarray) -> np.ndarray:
+    """The external ids of `ids` (all among `objects`), as a numpy string array. Fetched in
+    chunks, so a million ids never become a million tuples at once."""
+    id_chunks, text_chunks = [], []
+    chunk: list[tuple[int, str]] = []
+    for row in objects.values_list("id", "external_id").iterator(chunk_size=_CHUNK):
+        chunk.append(row)
+        if len(chunk) == _CHUNK:
+            id_chunks.append(np.fromiter((r[0] for r in chunk), dtype=np.int64))
+            text_chunks.append(np.array([r[1] for r in chunk], dtype=np.dtypes.StringDType()))
+            chunk = []
+    if chunk:
+        id_chunks.append(np.fromiter((r[0] for r in chunk), dtype=np.int64))
+        text_chunks.append(np.array([r[1] for r in chunk], dtype=np.dtypes.StringDType()))
+    if not id_chunks:
+        return np.array([], dtype=np.dtypes.StringDType())
+    all_ids, texts = np.concatenate(id_chunks), np.concatenate(text_chunks)
+    order = np.argsort(all_ids)
+    return texts[order][np.searchsorted(all_ids[order], ids)]
+
+
+def _sorted_table(**columns) -> QrelsTable:
+    """Sort the columns by query then document external id; numpy compares strings by code
+    point, which is UTF-8 byte order."""
+    order = np.lexsort(
+        (
+            np.unique(columns["document_external_id"], return_inverse=True)[1].reshape(-1),
+            np.unique(columns["query_external_id"], return_inverse=True)[1].reshape(-1),
+        )
+    )
+    fixed = {k: v[order] if isinstance(v, np.ndarray) else v for k, v in columns.items()}
+    return QrelsTable(**fixed)
