@@ -1,0 +1,130 @@
+"""Forms of the manager's pages. They only read and check input; the writes are services."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.text import slugify
+
+from annotate.models import Campaign
+from annotate.models.campaigns import DEFAULT_SCALE
+from annotate.services.scale import LabelSpec
+
+# Paths under campaigns/ that a campaign slug must not shadow.
+RESERVED_SLUGS = {"new"}
+
+SETTINGS_FIELDS = [
+    "name",
+    "description",
+    "guidelines",
+    "overlap",
+    "lease_minutes",
+    "aggregation",
+    "relevant_from",
+]
+
+
+class CampaignSettingsForm(forms.ModelForm):
+    class Meta:
+        model = Campaign
+        fields = SETTINGS_FIELDS
+        widgets = {
+            "description": forms.Textarea(attrs={"rows": 2}),
+            "guidelines": forms.Textarea(attrs={"rows": 14}),
+        }
+        labels = {"overlap": "Raters per item (overlap)", "lease_minutes": "Lease (minutes)"}
+
+
+class CampaignCreateForm(CampaignSettingsForm):
+    slug = forms.SlugField(
+        max_length=80, required=False, help_text="Used in links; made from the name if empty."
+    )
+
+    class Meta(CampaignSettingsForm.Meta):
+        fields = ["name", "slug", *SETTINGS_FIELDS[1:]]
+
+    def clean_slug(self) -> str:
+        slug = self.cleaned_data.get("slug") or slugify(self.cleaned_data.get("name", ""))[:80]
+        if not slug:
+            raise forms.ValidationError("Give a slug: the name has no letters to make one from.")
+        if slug in RESERVED_SLUGS:
+            raise forms.ValidationError(f"“{slug}” is reserved; choose another slug.")
+        if Campaign.objects.filter(slug=slug).exists():
+            raise forms.ValidationError(f"A campaign with the slug “{slug}” already exists.")
+        return slug
+
+    def clean_relevant_from(self) -> float:
+        # A new campaign starts with the default scale.
+        value = self.cleaned_data["relevant_from"]
+        grades = [grade for _, grade, _ in DEFAULT_SCALE]
+        if not min(grades) <= value <= max(grades):
+            raise forms.ValidationError(
+                f"Must be a grade of the scale or between them ({min(grades):g} to "
+                f"{max(grades):g}); the scale can be changed after creating the campaign."
+            )
+        return value
+
+
+class LabelForm(forms.Form):
+    id = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    name = forms.CharField(max_length=40, widget=forms.TextInput(attrs={"aria-label": "Name"}))
+    grade = forms.FloatField(widget=forms.NumberInput(attrs={"aria-label": "Grade", "step": "any"}))
+    # max_length is checked by the scale service, so "Gx" gets its explanation, not a generic one.
+    key = forms.CharField(
+        max_length=3, widget=forms.TextInput(attrs={"aria-label": "Key", "size": 2})
+    )
+
+    def spec(self, *, delete: bool) -> LabelSpec:
+        # A row ticked for deletion is not validated, so its other fields may be missing.
+        data = self.cleaned_data
+        return LabelSpec(
+            id=data.get("id"),
+            name=data.get("name", ""),
+            grade=data.get("grade", 0.0),
+            key=data.get("key", ""),
+            delete=delete,
+        )
+
+
+class BaseLabelFormSet(forms.BaseFormSet):
+    def add_fields(self, form, index) -> None:
+        super().add_fields(form, index)
+        form.fields["ORDER"].widget.attrs.update({"aria-label": "Order", "min": 1})
+        form.fields["DELETE"].widget.attrs["aria-label"] = "Delete"
+
+
+LabelFormSet = forms.formset_factory(
+    LabelForm,
+    formset=BaseLabelFormSet,
+    extra=1,
+    can_delete=True,
+    can_order=True,
+    max_num=12,
+    absolute_max=12,
+)
+
+
+class RelevantFromForm(forms.Form):
+    relevant_from = forms.FloatField(
+        label="Relevant from",
+        help_text="Grade from which a document counts as relevant (MAP, P@k, recall, MRR).",
+    )
+
+
+class RaterAddForm(forms.Form):
+    username = forms.CharField(max_length=150, label="Username of an existing account")
+
+
+class RatersNeededForm(forms.Form):
+    query = forms.CharField(max_length=200, label="Query id", help_text="The query's external id.")
+    raters_needed = forms.IntegerField(
+        min_value=1,
+        max_value=50,
+        required=False,
+        label="Raters needed",
+        help_text="Empty: the campaign's overlap.",
+    )
+
+
+class LeaseReleaseForm(forms.Form):
+    rater = forms.IntegerField(widget=forms.HiddenInput)
+    query = forms.IntegerField(required=False, widget=forms.HiddenInput)

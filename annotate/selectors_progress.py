@@ -1,0 +1,161 @@
+"""Reads behind the manager's progress and lease pages.
+
+Each table is read once for the whole campaign (grouped in the database, medians in numpy), so
+the number of queries does not grow with the number of raters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+from django.db.models import Count, F, IntegerField, Max, Q, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from annotate.models import Campaign, Grade, Lease, Membership, PoolItem, Role, Skip
+
+
+@dataclass(frozen=True)
+class RaterProgress:
+    user_id: int
+    username: str
+    grades: int  # counted grades (with a label)
+    cant_judge: int
+    skips: int
+    median_seconds: float | None  # over counted grades with a recorded time
+    last_activity: datetime | None
+    holding: int  # items leased right now
+
+
+@dataclass(frozen=True)
+class LeaseHolding:
+    rater_id: int
+    username: str
+    query_id: int
+    query_external_id: str
+    query_text: str
+    items: int
+    expires_at: datetime
+
+    @property
+    def expires_in(self) -> str:
+        seconds = max(0, int((self.expires_at - timezone.now()).total_seconds()))
+        minutes, seconds = divmod(seconds, 60)
+        return f"{minutes} min {seconds:02d} s" if minutes else f"{seconds} s"
+
+
+def median_seconds_by_rater(rater_ids: np.ndarray, seconds: np.ndarray) -> dict[int, float]:
+    """Median of `seconds` per rater id; the median of an even count is the mean of the two
+    middle values."""
+    if len(rater_ids) == 0:
+        return {}
+    order = np.lexsort((seconds, rater_ids))
+    raters, values = rater_ids[order], seconds[order]
+    ids, starts, counts = np.unique(raters, return_index=True, return_counts=True)
+    low = values[starts + (counts - 1) // 2]
+    high = values[starts + counts // 2]
+    return dict(zip(ids.tolist(), ((low + high) / 2).tolist(), strict=True))
+
+
+def rater_progress_table(*, campaign: Campaign, now: datetime | None = None) -> list[RaterProgress]:
+    """One row per current rater of the campaign, by username."""
+    now = now or timezone.now()
+    raters = list(
+        Membership.objects.filter(campaign=campaign, role=Role.RATER)
+        .order_by("user__username")
+        .values_list("user_id", "user__username")
+    )
+    grades = {
+        row["rater_id"]: row
+        for row in Grade.objects.filter(pool_item__campaign=campaign)
+        .values("rater_id")
+        .annotate(
+            counted=Count("pk", filter=Q(cant_judge=False)),
+            cant=Count("pk", filter=Q(cant_judge=True)),
+            last=Max("changed_at"),
+        )
+    }
+    timed = np.array(
+        Grade.objects.filter(
+            pool_item__campaign=campaign, cant_judge=False, seconds__isnull=False
+        ).values_list("rater_id", "seconds"),
+        dtype=float,
+    ).reshape(-1, 2)
+    medians = median_seconds_by_rater(timed[:, 0].astype(np.int64), timed[:, 1])
+    skips = {
+        row["rater_id"]: row
+        for row in Skip.objects.filter(pool_item__campaign=campaign)
+        .values("rater_id")
+        .annotate(n=Count("pk"), last=Max("created_at"))
+    }
+    holding = dict(
+        Lease.objects.filter(pool_item__campaign=campaign, expires_at__gt=now)
+        .values("rater_id")
+        .annotate(n=Count("pk"))
+        .values_list("rater_id", "n")
+    )
+    rows = []
+    for user_id, username in raters:
+        graded = grades.get(user_id, {})
+        skipped = skips.get(user_id, {})
+        moments = [t for t in (graded.get("last"), skipped.get("last")) if t is not None]
+        rows.append(
+            RaterProgress(
+                user_id=user_id,
+                username=username,
+                grades=graded.get("counted", 0),
+                cant_judge=graded.get("cant", 0),
+                skips=skipped.get("n", 0),
+                median_seconds=medians.get(user_id),
+                last_activity=max(moments) if moments else None,
+                holding=holding.get(user_id, 0),
+            )
+        )
+    return rows
+
+
+def pool_completion(*, campaign: Campaign) -> dict[str, int]:
+    """Pool items, and how many have all the counted grades they need."""
+    items = PoolItem.objects.filter(campaign=campaign)
+    complete = (
+        items.annotate(
+            counted=Count("grades", filter=Q(grades__cant_judge=False)),
+            needed=Coalesce(
+                F("raters_needed"), Value(campaign.overlap), output_field=IntegerField()
+            ),
+        )
+        .filter(counted__gte=F("needed"))
+        .count()
+    )
+    return {"items": items.count(), "complete": complete}
+
+
+def leases_held(*, campaign: Campaign, now: datetime | None = None) -> list[LeaseHolding]:
+    """Live leases grouped by rater and query: who holds what, and until when."""
+    now = now or timezone.now()
+    rows = (
+        Lease.objects.filter(pool_item__campaign=campaign, expires_at__gt=now)
+        .values(
+            "rater_id",
+            "rater__username",
+            "pool_item__query_id",
+            "pool_item__query__external_id",
+            "pool_item__query__text",
+        )
+        .annotate(items=Count("pk"), expires=Max("expires_at"))
+        .order_by("rater__username", "pool_item__query__external_id")
+    )
+    return [
+        LeaseHolding(
+            rater_id=row["rater_id"],
+            username=row["rater__username"],
+            query_id=row["pool_item__query_id"],
+            query_external_id=row["pool_item__query__external_id"],
+            query_text=row["pool_item__query__text"],
+            items=row["items"],
+            expires_at=row["expires"],
+        )
+        for row in rows
+    ]

@@ -1,0 +1,97 @@
+"""What a manager changes from the web UI besides the label scale: settings, raters, how many
+raters the items of a query need."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from annotate.models import Campaign, Membership, PoolItem, Query, Role
+from annotate.services.campaigns import campaign_create, membership_set
+from annotate.services.queue import lease_release
+
+SETTINGS_FIELDS = (
+    "name",
+    "description",
+    "guidelines",
+    "overlap",
+    "lease_minutes",
+    "aggregation",
+    "relevant_from",
+)
+
+
+class ManageRefused(ValueError):
+    """A change the manager asked for that cannot be made; `message` says why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@transaction.atomic
+def campaign_open(
+    *, created_by: AbstractBaseUser, lease_minutes: int = 15, **fields: object
+) -> Campaign:
+    """Create a campaign from the web form: campaign_create (default scale, the creator as
+    manager) plus the settings it does not take."""
+    campaign = campaign_create(created_by=created_by, **fields)
+    return campaign_update(campaign=campaign, lease_minutes=lease_minutes)
+
+
+def campaign_update(*, campaign: Campaign, **values: object) -> Campaign:
+    """Change a campaign's settings. Only the fields a manager may edit are accepted; the slug
+    stays, since links and API clients use it."""
+    unknown = set(values) - set(SETTINGS_FIELDS)
+    if unknown:
+        raise ValueError(f"not editable here: {', '.join(sorted(unknown))}")
+    for field, value in values.items():
+        setattr(campaign, field, value)
+    campaign.save(update_fields=list(values))
+    return campaign
+
+
+def rater_add(*, campaign: Campaign, username: str) -> AbstractBaseUser:
+    """Make an existing account a rater of the campaign."""
+    username = username.strip()
+    User = get_user_model()
+    try:
+        user = User.objects.get(**{User.USERNAME_FIELD: username})
+    except User.DoesNotExist:
+        raise ManageRefused(
+            f"There is no account named “{username}”. Ask an administrator to create it first."
+        ) from None
+    if not user.is_active:
+        raise ManageRefused(f"The account “{username}” is deactivated.")
+    role = campaign.memberships.filter(user=user).values_list("role", flat=True).first()
+    if role == Role.RATER:
+        raise ManageRefused(f"{username} is already a rater of this campaign.")
+    if role == Role.MANAGER:
+        # One role per campaign: making a manager a rater would take away their manager role.
+        raise ManageRefused(f"{username} manages this campaign and cannot also be its rater.")
+    membership_set(campaign=campaign, user=user, role=Role.RATER)
+    return user
+
+
+@transaction.atomic
+def rater_remove(*, campaign: Campaign, user: AbstractBaseUser) -> int:
+    """Take a rater off the campaign. Their grades and skips stay (they are data); the items
+    they hold go back to the queue at once. Returns how many leases were released."""
+    deleted, _ = Membership.objects.filter(campaign=campaign, user=user, role=Role.RATER).delete()
+    if not deleted:
+        raise ManageRefused(f"{user.get_username()} is not a rater of this campaign.")
+    return lease_release(campaign=campaign, rater=user)
+
+
+def raters_needed_set(*, campaign: Campaign, query: Query, raters_needed: int | None) -> int:
+    """Set how many raters each item of one query needs (None: the campaign's overlap).
+    Returns the number of items changed. Lowering it below the grades an item already has
+    simply stops the item being offered; no grade is removed."""
+    if query.campaign_id != campaign.pk:
+        raise ManageRefused("That query is not part of this campaign.")
+    if raters_needed is not None and not 1 <= raters_needed <= 50:
+        raise ManageRefused("Raters needed must be between 1 and 50.")
+    return PoolItem.objects.filter(campaign=campaign, query=query).update(
+        raters_needed=raters_needed
+    )

@@ -1,0 +1,126 @@
+"""Manager pages for the people of a campaign: its raters with their progress, the items they
+hold (leases), and how many raters the items need. Managers of the campaign only (404 for
+anyone else); every change is a POST that redirects back with a message."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotate.forms.manage import LeaseReleaseForm, RaterAddForm, RatersNeededForm
+from annotate.models import Query
+from annotate.selectors import campaign_managed_by
+from annotate.selectors_progress import leases_held, pool_completion, rater_progress_table
+from annotate.services.manage import ManageRefused, rater_add, rater_remove, raters_needed_set
+from annotate.services.queue import lease_release
+
+
+def _form_errors(request: HttpRequest, form) -> None:
+    for field, errors in form.errors.items():
+        name = form.fields[field].label if field in form.fields else ""
+        for error in errors:
+            messages.error(request, f"{name}: {error}" if name else error)
+
+
+def _raters_page(request, campaign, *, status=200, add_form=None, needed_form=None):
+    context = {
+        "campaign": campaign,
+        "rows": rater_progress_table(campaign=campaign),
+        "completion": pool_completion(campaign=campaign),
+        "add_form": add_form or RaterAddForm(),
+        "needed_form": needed_form or RatersNeededForm(),
+    }
+    return render(request, "annotate/manage_raters.html", context, status=status)
+
+
+def _leases_page(request, campaign, *, status=200):
+    context = {"campaign": campaign, "holdings": leases_held(campaign=campaign)}
+    return render(request, "annotate/manage_leases.html", context, status=status)
+
+
+@login_required
+def raters(request: HttpRequest, slug: str) -> HttpResponse:
+    return _raters_page(request, campaign_managed_by(request.user, slug))
+
+
+@login_required
+@require_POST
+def rater_add_view(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = campaign_managed_by(request.user, slug)
+    form = RaterAddForm(request.POST)
+    if not form.is_valid():
+        _form_errors(request, form)
+        return _raters_page(request, campaign, status=400, add_form=form)
+    try:
+        user = rater_add(campaign=campaign, username=form.cleaned_data["username"])
+    except ManageRefused as exc:
+        messages.error(request, exc.message)
+        return _raters_page(request, campaign, status=400, add_form=form)
+    messages.success(request, f"{user.get_username()} is now a rater of this campaign.")
+    return redirect("annotate:manage_raters", slug=slug)
+
+
+@login_required
+@require_POST
+def rater_remove_view(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
+    campaign = campaign_managed_by(request.user, slug)
+    user = get_object_or_404(get_user_model(), pk=user_id)
+    try:
+        released = rater_remove(campaign=campaign, user=user)
+    except ManageRefused as exc:
+        messages.error(request, exc.message)
+        return _raters_page(request, campaign, status=400)
+    messages.success(
+        request,
+        f"{user.get_username()} is no longer a rater; their grades stay, "
+        f"{released} held item(s) went back to the queue.",
+    )
+    return redirect("annotate:manage_raters", slug=slug)
+
+
+@login_required
+@require_POST
+def raters_needed(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = campaign_managed_by(request.user, slug)
+    form = RatersNeededForm(request.POST)
+    if not form.is_valid():
+        _form_errors(request, form)
+        return _raters_page(request, campaign, status=400, needed_form=form)
+    external_id = form.cleaned_data["query"].strip()
+    query = Query.objects.filter(campaign=campaign, external_id=external_id).first()
+    if query is None:
+        messages.error(request, f"This campaign has no query with the id “{external_id}”.")
+        return _raters_page(request, campaign, status=400, needed_form=form)
+    needed = form.cleaned_data["raters_needed"]
+    changed = raters_needed_set(campaign=campaign, query=query, raters_needed=needed)
+    what = f"{needed} rater(s)" if needed else f"the campaign's overlap ({campaign.overlap})"
+    messages.success(request, f"{changed} item(s) of query {external_id} now need {what}.")
+    return redirect("annotate:manage_raters", slug=slug)
+
+
+@login_required
+def leases(request: HttpRequest, slug: str) -> HttpResponse:
+    return _leases_page(request, campaign_managed_by(request.user, slug))
+
+
+@login_required
+@require_POST
+def lease_release_view(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = campaign_managed_by(request.user, slug)
+    form = LeaseReleaseForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose a rater whose items to release.")
+        return _leases_page(request, campaign, status=400)
+    rater = get_user_model().objects.filter(pk=form.cleaned_data["rater"]).first()
+    if rater is None:
+        messages.error(request, "No such rater.")
+        return _leases_page(request, campaign, status=400)
+    released = lease_release(campaign=campaign, rater=rater, query_id=form.cleaned_data["query"])
+    messages.success(
+        request, f"Released {released} item(s) held by {rater.get_username()}; they are open again."
+    )
+    return redirect("annotate:manage_leases", slug=slug)
