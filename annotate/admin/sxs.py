@@ -1,0 +1,99 @@
+"""Admin for side-by-side comparisons, their tasks and the raters' verdicts."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from annotate import models as m
+from annotate.admin.scoping import ScopedAdmin, ScopedRelatedFilter, count_of
+
+
+@admin.register(m.Comparison)
+class ComparisonAdmin(ScopedAdmin):
+    list_display = (
+        "name",
+        "campaign",
+        "baseline",
+        "candidate",
+        "unit",
+        "depth",
+        "raters_per_task",
+        "n_tasks",
+        "created_at",
+    )
+    list_filter = ("unit", ("campaign", ScopedRelatedFilter))
+    search_fields = ("name", "baseline__name", "candidate__name", "campaign__name")
+    list_select_related = ("campaign", "baseline", "candidate")
+    autocomplete_fields = ("campaign", "baseline", "candidate")
+    readonly_fields = ("created_at",)
+    fieldsets = (
+        (None, {"fields": ("campaign", "name", "baseline", "candidate")}),
+        ("Tasks", {"fields": ("unit", "depth", "raters_per_task", "seed")}),
+        ("Launch decision", {"fields": ("min_gsb", "confidence", "min_queries")}),
+        ("Record", {"fields": ("created_at",)}),
+    )
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).annotate(_tasks=count_of(m.SxsTask, "comparison"))
+
+    @admin.display(description="tasks", ordering="_tasks")
+    def n_tasks(self, obj: m.Comparison) -> int:
+        return obj._tasks
+
+
+@admin.register(m.SxsTask)
+class SxsTaskAdmin(ScopedAdmin):
+    list_display = ("comparison", "query", "position", "identical", "n_verdicts")
+    list_filter = ("identical", ("comparison", ScopedRelatedFilter))
+    search_fields = ("query__external_id", "query__text", "comparison__name")
+    list_select_related = ("comparison", "query")
+    raw_id_fields = ("query",)
+    autocomplete_fields = ("comparison",)
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).annotate(_verdicts=count_of(m.Verdict, "task"))
+
+    @admin.display(description="verdicts", ordering="_verdicts")
+    def n_verdicts(self, obj: m.SxsTask) -> int:
+        return obj._verdicts
+
+
+@admin.register(m.Verdict)
+class VerdictAdmin(ScopedAdmin):
+    list_display = (
+        "comparison",
+        "query",
+        "rater",
+        "value",
+        "candidate_side",
+        "strength",
+        "seconds",
+        "changed_at",
+    )
+    list_filter = (
+        ("task__comparison", ScopedRelatedFilter),
+        "value",
+        "candidate_side",
+        "strength",
+        ("rater", ScopedRelatedFilter),
+    )
+    search_fields = (
+        "rater__username",
+        "task__query__external_id",
+        "task__query__text",
+        "reason",
+    )
+    list_select_related = ("task__comparison", "task__query", "rater")
+    raw_id_fields = ("task", "rater")
+    readonly_fields = ("created_at", "changed_at")
+    date_hierarchy = "changed_at"
+    show_full_result_count = False
+
+    @admin.display(ordering="task__comparison__name")
+    def comparison(self, obj: m.Verdict) -> m.Comparison:
+        return obj.task.comparison
+
+    @admin.display(ordering="task__query__external_id")
+    def query(self, obj: m.Verdict) -> m.Query:
+        return obj.task.query
