@@ -7,7 +7,6 @@ and Holm / Benjamini–Hochberg adjustments for several comparisons.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -67,8 +66,28 @@ def paired_t_test(a, b, *, confidence: float = 0.95) -> tuple[float, float, floa
     return float(res.statistic), float(res.pvalue), float(ci.low), float(ci.high)
 
 
-def _mean_diff(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.mean(x - y, axis=axis)
+# Sign patterns evaluated per matrix product when resampling.
+_FLIP_BATCH = 1_000
+
+
+def _null_sums_exact(d: np.ndarray) -> np.ndarray:
+    """Σ s_i d_i over all 2ⁿ sign vectors s, by meeting in the middle (2^(n/2) per half)."""
+    half = d.size // 2
+
+    def sums(part: np.ndarray) -> np.ndarray:
+        bits = (np.arange(2**part.size)[:, None] >> np.arange(part.size)) & 1
+        return (2.0 * bits - 1.0) @ part
+
+    return np.add.outer(sums(d[:half]), sums(d[half:])).ravel()
+
+
+def _null_sums_sampled(d: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    out = np.empty(n_resamples)
+    for start in range(0, n_resamples, _FLIP_BATCH):
+        size = min(_FLIP_BATCH, n_resamples - start)
+        signs = rng.integers(0, 2, size=(size, d.size), dtype=np.int8) * 2.0 - 1.0
+        out[start : start + size] = signs @ d
+    return out
 
 
 def randomization_test(
@@ -76,9 +95,14 @@ def randomization_test(
 ) -> tuple[float, bool]:
     """Two-sided paired randomization test of the mean difference.
 
-    Under the null each pair's labels are exchangeable, i.e. each d_i's sign is a coin flip
-    (``scipy.stats.permutation_test`` with ``permutation_type="samples"``). Exact over all 2ⁿ
-    sign patterns when n ≤ 20, otherwise ``n_resamples`` random ones from ``seed``.
+    Under the null each pair's labels are exchangeable, i.e. each d_i's sign is a coin flip;
+    the statistic is ``T = mean(d)``. This is ``scipy.stats.permutation_test((b, a), mean
+    difference, permutation_type="samples")`` computed as sign flips, with scipy's rules: exact
+    over all 2ⁿ patterns when n ≤ 20 (p = share of patterns as extreme), otherwise
+    ``n_resamples`` random patterns from ``seed`` (p counts the observed one:
+    ``(k + 1)/(B + 1)``); two-sided ``p = min(1, 2·min(p_≤, p_≥))`` with scipy's relative
+    tolerance of 100 ulp. scipy itself takes ~7 s for the exact n = 20 case and ~30 s for
+    10,000 queries; this takes milliseconds, and the tests check it against scipy.
 
     Returns
     -------
@@ -89,21 +113,20 @@ def randomization_test(
     d = b - a
     if np.all(d == 0):
         return 1.0, True
+    if n_resamples < 1:
+        raise ValueError("n_resamples must be positive")
     exact = a.size <= EXACT_MAX_N
-    with warnings.catch_warnings():
-        # scipy warns when n_resamples exceeds the number of distinct patterns: intended here.
-        warnings.simplefilter("ignore", RuntimeWarning)
-        res = stats.permutation_test(
-            (b, a),
-            _mean_diff,
-            permutation_type="samples",
-            vectorized=True,
-            n_resamples=2**a.size if exact else n_resamples,
-            batch=65_536,
-            alternative="two-sided",
-            rng=np.random.default_rng(seed),
-        )
-    return min(1.0, float(res.pvalue)), exact
+    observed = float(np.mean(d))
+    if exact:
+        null = _null_sums_exact(d) / d.size
+        extra = 0
+    else:
+        null = _null_sums_sampled(d, n_resamples, np.random.default_rng(seed)) / d.size
+        extra = 1
+    gamma = abs(observed) * np.finfo(np.float64).eps * 100
+    p_greater = (np.count_nonzero(null >= observed - gamma) + extra) / (null.size + extra)
+    p_less = (np.count_nonzero(null <= observed + gamma) + extra) / (null.size + extra)
+    return float(min(1.0, 2.0 * min(p_greater, p_less))), exact
 
 
 def holm(p) -> np.ndarray:

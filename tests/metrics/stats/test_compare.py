@@ -2,6 +2,9 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
 
 from metrics.core.stats import (
     benjamini_hochberg,
@@ -106,3 +109,39 @@ def test_adjustments_reject_bad_p_values():
             holm(bad)
         with pytest.raises(ValueError):
             benjamini_hochberg(bad)
+
+
+def _scipy_randomization(a, b, n_resamples, seed=None):
+    res = stats.permutation_test(
+        (b, a),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=n_resamples,
+        rng=seed,
+    )
+    return res.pvalue
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 12), st.integers(0, 2**32 - 1), st.booleans())
+def test_the_exact_randomization_test_equals_scipys(n, seed, coarse):
+    rng = np.random.default_rng(seed)
+    a = rng.random(n)
+    b = a + rng.normal(0.02, 0.1, n)
+    if coarse:  # ties and repeated |d_i|: the tolerance rules matter
+        a, b = np.round(a, 1), np.round(b, 1)
+    p, exact = randomization_test(a, b)
+    assert exact
+    assert p == pytest.approx(_scipy_randomization(a, b, np.inf), abs=1e-12)
+
+
+def test_the_sampled_randomization_test_agrees_with_scipy_within_noise():
+    rng = np.random.default_rng(4)
+    a = rng.random(40)
+    b = a + rng.normal(0.02, 0.1, 40)
+    ref = _scipy_randomization(a, b, 100_000, seed=1)
+    p, exact = randomization_test(a, b, n_resamples=100_000, seed=2)
+    assert not exact
+    # Two Monte Carlo estimates of one p: SE ≤ √(p(1 − p)/B) each.
+    assert abs(p - ref) < 5 * np.sqrt(2 * ref * (1 - ref) / 100_000)
