@@ -9,7 +9,8 @@ One invocation measures, on one generated qrels/run pair (benchmarks/gen_trec.py
 * evaluation alone, once the files are parsed, each tool in a fresh worker process:
   ``metrics.core.evaluate`` after ``read_qrels``/``read_run``; ``ranx.evaluate`` on built
   ``Qrels``/``Run`` objects; pytrec_eval's ``RelevanceEvaluator.evaluate``; every tool gets
-  one warm-up call on the same data first (for ranx, numba's JIT compilation);
+  one warm-up call on the same data first (for ranx, numba's JIT compilation), then each timed
+  call gets freshly loaded objects (so no work cached on them by an earlier call is hidden);
 * the means of the three tools, and their largest difference, so that the comparison is
   known to be like with like.
 
@@ -76,6 +77,7 @@ class ProcRun:
     """One finished child process."""
 
     wall_s: float
+    cpu_s: float  # user + system: less sensitive than wall time to other load on the machine
     maxrss_bytes: int
     returncode: int
     stdout: str
@@ -99,8 +101,9 @@ def run_process(cmd: list[str]) -> ProcRun:
         proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped: tell Popen
         out.seek(0)
         err.seek(0)
+        cpu = usage.ru_utime + usage.ru_stime
         # ru_maxrss is in KiB on Linux.
-        return ProcRun(wall, usage.ru_maxrss * 1024, proc.returncode, out.read(), err.read())
+        return ProcRun(wall, cpu, usage.ru_maxrss * 1024, proc.returncode, out.read(), err.read())
 
 
 def parse_trec_eval_means(text: str) -> dict[str, float]:
@@ -123,6 +126,7 @@ class Timing:
     tool: str
     phase: str
     times_s: list[float] = field(default_factory=list)
+    cpu_s: list[float] = field(default_factory=list)  # whole processes only
     maxrss_bytes: int = 0
     means: dict[str, float] = field(default_factory=dict)
     extra: dict[str, float] = field(default_factory=dict)
@@ -153,6 +157,7 @@ def end_to_end(tool: str, cmd: list[str], repeat: int) -> Timing:
             timing.times_s.clear()  # a failed run's time means nothing
             return timing
         timing.times_s.append(run.wall_s)
+        timing.cpu_s.append(run.cpu_s)
         # The largest peak over the repeats: the memory goal is about the worst case.
         timing.maxrss_bytes = max(timing.maxrss_bytes, run.maxrss_bytes)
         timing.means = parse_trec_eval_means(run.stdout)
@@ -185,30 +190,46 @@ def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, value
 
 
-def _repeated(fn: Callable[[], Any], repeat: int) -> tuple[float, list[float], Any]:
-    """One untimed-for-the-ratio first call, then ``repeat`` timed calls.
+def _fresh_repeated(
+    load: Callable[[], Any], evaluate: Callable[[Any], Any], repeat: int
+) -> tuple[dict[str, float], list[float], Any]:
+    """A warm-up, then ``repeat`` evaluations, each on freshly loaded objects.
 
-    The first call is the warm-up every tool gets: for ranx it compiles numba's kernels for
-    the real data's types (a tiny warm-up pair is not enough: numba specialises on the width
-    of the string arrays), for the others it faults in lazily imported code. Its time is
-    reported, not used in the ratios.
+    The warm-up (load and evaluate once, not used in the ratios) is what every tool gets: for
+    ranx it compiles numba's kernels for the real data's types (a tiny pair would not do:
+    numba specialises on the width of the string arrays); for the others it pays for lazily
+    imported modules. Fresh objects for every timed call, because an engine may cache work
+    (join keys, sort orders) on its Qrels/Run objects at the first evaluation: timing repeated
+    calls on the same objects would hide that work.
     """
-    first, value = _timed(fn)
+    first_load, data = _timed(load)
+    first_eval, value = _timed(lambda: evaluate(data))
+    loads: list[float] = []
     times: list[float] = []
     for _ in range(repeat):
-        elapsed, value = _timed(fn)
+        del data  # free the previous copy before building the next: peak memory stays honest
+        elapsed, data = _timed(load)
+        loads.append(elapsed)
+        elapsed, value = _timed(lambda d=data: evaluate(d))
         times.append(elapsed)
-    return first, times, value
+    extra = {
+        "load_best_s": min(loads, default=first_load),
+        "warmup_load_s": first_load,
+        "warmup_eval_s": first_eval,
+    }
+    return extra, times, value
 
 
 def worker_ours(qrels_path: str, run_path: str, repeat: int) -> dict[str, Any]:
     from metrics import core
 
-    t_qrels, qrels = _timed(lambda: core.read_qrels(qrels_path))
-    t_run, run = _timed(lambda: core.read_run(run_path))
-    first, times, result = _repeated(lambda: core.evaluate(qrels, run, list(MEASURES)), repeat)
+    def load() -> tuple[Any, Any]:
+        return core.read_qrels(qrels_path), core.read_run(run_path)
+
+    extra, times, result = _fresh_repeated(
+        load, lambda d: core.evaluate(d[0], d[1], list(MEASURES)), repeat
+    )
     means = {name: float(result.mean[name]) for name in NAMES}
-    extra = {"read_qrels_s": t_qrels, "read_run_s": t_run, "first_call_s": first}
     return {"times_s": times, "means": means, "extra": extra}
 
 
@@ -216,32 +237,36 @@ def worker_ranx(qrels_path: str, run_path: str, repeat: int) -> dict[str, Any]:
     import ranx
 
     metrics = [RANX_METRICS[name] for name in NAMES]
-    t_qrels, qrels = _timed(lambda: ranx.Qrels.from_file(qrels_path, kind="trec"))
-    t_run, run = _timed(lambda: ranx.Run.from_file(run_path, kind="trec"))
+
+    def load() -> tuple[Any, Any]:
+        return (
+            ranx.Qrels.from_file(qrels_path, kind="trec"),
+            ranx.Run.from_file(run_path, kind="trec"),
+        )
+
     # save_results_in_run=False skips a Python loop that copies per-query scores into the
     # Run: ranx's fastest path, so the comparison is conservative for us. Threads: numba's
     # default, every core.
-    first, times, scores = _repeated(
-        lambda: ranx.evaluate(qrels, run, metrics, save_results_in_run=False), repeat
+    extra, times, scores = _fresh_repeated(
+        load, lambda d: ranx.evaluate(d[0], d[1], metrics, save_results_in_run=False), repeat
     )
     means = {name: float(scores[RANX_METRICS[name]]) for name in NAMES}
-    extra = {"load_qrels_s": t_qrels, "load_run_s": t_run, "first_call_with_jit_s": first}
     return {"times_s": times, "means": means, "extra": extra}
 
 
 def worker_pytrec_eval(qrels_path: str, run_path: str, repeat: int) -> dict[str, Any]:
     import pytrec_eval
 
-    def parse() -> tuple[Any, Any]:
+    def load() -> tuple[Any, Any]:
+        # The evaluator holds the parsed qrels in C structures: part of loading, not of
+        # evaluating, as ranx's Qrels and ours are.
         with open(qrels_path) as q_fh, open(run_path) as r_fh:
-            return pytrec_eval.parse_qrel(q_fh), pytrec_eval.parse_run(r_fh)
+            qrels, run = pytrec_eval.parse_qrel(q_fh), pytrec_eval.parse_run(r_fh)
+        return pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES)), run
 
-    t_parse, (qrels, run) = _timed(parse)
-    t_build, evaluator = _timed(lambda: pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES)))
-    first, times, per_query = _repeated(lambda: evaluator.evaluate(run), repeat)
+    extra, times, per_query = _fresh_repeated(load, lambda d: d[0].evaluate(d[1]), repeat)
     n = len(per_query)
     means = {name: sum(s[name] for s in per_query.values()) / n for name in NAMES}
-    extra = {"parse_s": t_parse, "build_evaluator_s": t_build, "first_call_s": first}
     return {"times_s": times, "means": means, "extra": extra}
 
 
@@ -275,11 +300,23 @@ def _ratio(num: float, den: float) -> float:
 
 
 def _x(ratio: float) -> str:
-    return "n/a" if ratio != ratio else f"{ratio:.2f}"
+    return "n/a" if ratio != ratio else f"{ratio:.2f}x"
 
 
 def _verdict(ok: bool | None) -> str:
     return "n/a" if ok is None else ("MET" if ok else "NOT MET")
+
+
+def _loads(loads: tuple[float, float, float]) -> str:
+    return ", ".join(f"{x:.2f}" for x in loads)
+
+
+def wait_for_quiet(max_seconds: float, threshold: float = 0.5) -> None:
+    """On a shared machine, other jobs inflate wall times: give them a chance to finish."""
+    deadline = time.monotonic() + max_seconds
+    while os.getloadavg()[0] >= threshold and time.monotonic() < deadline:
+        time.sleep(10)
+    print(f"load average before starting: {_loads(os.getloadavg())}", flush=True)
 
 
 def machine() -> dict[str, str]:
@@ -316,8 +353,8 @@ def report(
 ) -> dict[str, Any]:
     by = {(t.tool, t.phase): t for t in timings}
     lines = [
-        "| phase | tool | best s | median s | peak RSS MiB | RSS / input | notes |",
-        "|---|---|---:|---:|---:|---:|---|",
+        "| phase | tool | best s | median s | CPU s | peak RSS MiB | RSS / input | notes |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
     ]
     for t in timings:
         notes = ", ".join(f"{k} {v:.3f}" for k, v in t.extra.items())
@@ -325,6 +362,7 @@ def report(
             notes = f"FAILED {t.error}"
         lines.append(
             f"| {t.phase} | {t.tool} | {_fmt_s(t.best)} | {_fmt_s(t.median)} | "
+            f"{_fmt_s(min(t.cpu_s, default=float('nan')))} | "
             f"{_mib(t.maxrss_bytes)} | {t.maxrss_bytes / input_bytes:.2f} | {notes} |"
         )
 
@@ -352,15 +390,15 @@ def report(
     print()
     if not big:
         print(
-            f"end to end, pytrec_eval / ours: {_x(e2e_ratio)}x "
+            f"end to end, pytrec_eval / ours: {_x(e2e_ratio)} "
             f"(goal >= {GOAL_E2E_SPEEDUP:g}x): {_verdict(goals['e2e_pytrec_over_ours'][1])}"
         )
         print(
-            f"evaluation alone, ranx / ours: {_x(eval_ratio)}x "
+            f"evaluation alone, ranx / ours: {_x(eval_ratio)} "
             f"(goal >= {GOAL_EVAL_SPEEDUP:g}x): {_verdict(goals['eval_ranx_over_ours'][1])}"
         )
     print(
-        f"peak RSS / input, ours end to end: {_x(rss_ratio)} "
+        f"peak RSS / input, ours end to end: {_x(rss_ratio).rstrip('x')} "
         f"(goal < {GOAL_RSS_RATIO:g}): {_verdict(goals['rss_over_input'][1])}"
     )
 
@@ -409,6 +447,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--judged", type=int)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeat", type=int, help="timings per tool (default 3, 1 with --big)")
+    parser.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="first wait (up to SECONDS) for the 1-minute load average to drop below 0.5",
+    )
     parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
     parser.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -439,6 +484,9 @@ def main(argv: list[str] | None = None) -> int:
     ours_cmd += [str(qrels), str(run)]
     pytrec_cmd = [sys.executable, str(PYTREC_SCRIPT), str(qrels), str(run)]
 
+    if args.wait_quiet:
+        wait_for_quiet(args.wait_quiet)
+    load_before = os.getloadavg()
     timings: list[Timing] = []
 
     def step(label: str, fn: Callable[[], Timing]) -> None:
@@ -463,6 +511,14 @@ def main(argv: list[str] | None = None) -> int:
             )
 
     results = report(spec, input_bytes, timings, args.big)
+    load_after = os.getloadavg()
+    print(
+        f"\nload average (1, 5, 15 min) before: {_loads(load_before)}, after: {_loads(load_after)}"
+        f" on {os.cpu_count()} cores"
+    )
+    if max(load_before[0], load_after[0]) > 0.5 * (os.cpu_count() or 1):
+        print("WARNING: the machine was busy with other work; wall times are inflated.")
+    results["load_average"] = {"before": load_before, "after": load_after}
     results["commands"] = {"ours": ours_cmd, "pytrec_eval": pytrec_cmd}
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     out = OUT_DIR / f"bench_metrics-{spec.stem}.json"
