@@ -8,8 +8,6 @@ or rater agreement.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from metrics.core.stats.agreement import (
@@ -33,23 +31,27 @@ _STRENGTH_CODES = {"": -1, "NAN": -1, "NONE": -1, "0": 0, "1": 1, "2": 2, "3": 3
 _STRENGTH_CODES |= {"SLIGHTLY": 1, "CLEARLY": 2, "MUCH": 3}
 
 
-def _tokens(values: Sequence | np.ndarray, name: str, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Unique upper-cased tokens of a column and the inverse index (vectorised mapping)."""
+def _canonical(token: str) -> str:
+    """Upper-case text; numbers in their integer spelling (1.0 → 1, -1.0 → -1)."""
+    try:
+        x = float(token)
+    except ValueError:
+        return token
+    return str(int(x)) if x.is_integer() else token
+
+
+def _map(values, codes: dict[str, int], name: str, n: int) -> np.ndarray:
     arr = np.asarray(values, dtype=object)
     if arr.ndim != 1 or arr.size != n:
         raise ValueError(f"{name} must be a 1-d array with one entry per verdict")
     text = np.array(["" if v is None else str(v).strip().upper() for v in arr.tolist()])
-    # Numbers given as floats (1.0, -1.0) must read like their integer spelling.
-    text = np.char.replace(text, ".0", "") if text.size else text
-    return np.unique(text, return_inverse=True)
-
-
-def _map(values, codes: dict[str, int], name: str, n: int) -> np.ndarray:
-    uniq, inv = _tokens(values, name, n)
-    bad = [u for u in uniq.tolist() if u not in codes]
+    # Map each distinct token once, then broadcast through the inverse index.
+    uniq, inv = np.unique(text, return_inverse=True)
+    canon = [_canonical(u) for u in uniq.tolist()]
+    bad = [u for u, c in zip(uniq.tolist(), canon, strict=True) if c not in codes]
     if bad:
         raise ValueError(f"unknown {name} {bad[0]!r} (expected one of {sorted(set(codes))})")
-    return np.array([codes[u] for u in uniq.tolist()], dtype=np.int64)[inv]
+    return np.array([codes[c] for c in canon], dtype=np.int64)[inv].reshape(n)
 
 
 def parse_verdicts(verdicts) -> np.ndarray:
