@@ -23,17 +23,12 @@ from annotate.forms.manage import (
 )
 from annotate.selectors import campaign_managed_by
 from annotate.services.manage import SETTINGS_FIELDS, campaign_open, campaign_update
+from annotate.services.markdown import render_markdown
 from annotate.services.scale import ScaleInvalid, relevant_from_problem, scale_save
 
 
 def may_create_campaigns(user) -> bool:
     return user.is_authenticated and (user.is_staff or user.is_superuser)
-
-
-def _preview(text: str) -> str:
-    from annotate.services.markdown import render_markdown
-
-    return render_markdown(text)
 
 
 @login_required
@@ -69,10 +64,10 @@ def campaign_settings(request: HttpRequest, slug: str) -> HttpResponse:
             messages.success(request, "Settings saved.")
             return redirect("annotate:manage_settings", slug=campaign.slug)
         # A preview (or a form with errors) shows what was typed, rendered, unsaved.
-        preview = _preview(request.POST.get("guidelines", ""))
+        preview = render_markdown(request.POST.get("guidelines", ""))
         status = 200 if valid else 400
     else:
-        preview = _preview(campaign.guidelines)
+        preview = render_markdown(campaign.guidelines)
     context = {"campaign": campaign, "form": form, "preview": preview}
     return render(request, "annotate/manage_settings.html", context, status=status)
 
