@@ -13,7 +13,9 @@ from annotate.admin.scoping import (
     ScopedAdmin,
     ScopedPermissions,
     ScopedRelatedFilter,
+    document_label,
     managed_campaign_ids,
+    via,
 )
 
 
@@ -21,7 +23,7 @@ from annotate.admin.scoping import (
 class PoolItemAdmin(ScopedAdmin):
     list_display = (
         "query",
-        "document",
+        "document_shown",
         "campaign",
         "raters_needed_shown",
         "n_counted_grades",
@@ -40,6 +42,8 @@ class PoolItemAdmin(ScopedAdmin):
         # "Can't judge" answers do not count towards the raters an item needs.
         counted = Count("grades", filter=Q(grades__cant_judge=False))
         return super().get_queryset(request).annotate(_counted=counted)
+
+    document_shown = via("document", "document", "document__external_id", document_label)
 
     @admin.display(description="raters needed")
     def raters_needed_shown(self, obj: m.PoolItem) -> int:
@@ -90,7 +94,7 @@ class GradeAdmin(ScopedAdmin):
         "document",
         "rater",
         "label",
-        "cant_judge",
+        "cant_judge_shown",
         "seconds",
         "changed_at",
     )
@@ -120,17 +124,16 @@ class GradeAdmin(ScopedAdmin):
     inlines = (GradeChangeInline,)
     show_full_result_count = False
 
-    @admin.display(ordering="pool_item__campaign__name")
-    def campaign(self, obj: m.Grade) -> m.Campaign:
-        return obj.pool_item.campaign
+    campaign = via("pool_item__campaign", "campaign", "pool_item__campaign__name")
 
-    @admin.display(ordering="pool_item__query__external_id")
-    def query(self, obj: m.Grade) -> m.Query:
-        return obj.pool_item.query
+    query = via("pool_item__query", "query", "pool_item__query__external_id")
+    document = via(
+        "pool_item__document", "document", "pool_item__document__external_id", document_label
+    )
 
-    @admin.display(ordering="pool_item__document__external_id")
-    def document(self, obj: m.Grade) -> m.Document:
-        return obj.pool_item.document
+    @admin.display(description="can't judge", boolean=True, ordering="cant_judge")
+    def cant_judge_shown(self, obj: m.Grade) -> bool:
+        return obj.cant_judge
 
     def save_model(self, request: HttpRequest, obj: m.Grade, form: Any, change: bool) -> None:
         # An edit here is still a change of a rater's grade: keep the old value in the history,
@@ -151,12 +154,26 @@ class GradeAdmin(ScopedAdmin):
 class GradeChangeAdmin(ScopedAdmin):
     """History is read-only: a history that can be edited by hand records nothing."""
 
-    list_display = ("grade", "label", "cant_judge", "given_at", "replaced_at")
+    list_display = ("query", "document", "rater", "label", "cant_judge", "given_at", "replaced_at")
     list_filter = ("cant_judge",)
     search_fields = ("grade__rater__username", "grade__pool_item__query__external_id")
-    list_select_related = ("grade", "label")
+    list_select_related = (
+        "grade__rater",
+        "grade__pool_item__query",
+        "grade__pool_item__document",
+        "label",
+    )
     raw_id_fields = ("grade",)
     date_hierarchy = "replaced_at"
+
+    query = via("grade__pool_item__query", "query", "grade__pool_item__query__external_id")
+    document = via(
+        "grade__pool_item__document",
+        "document",
+        "grade__pool_item__document__external_id",
+        document_label,
+    )
+    rater = via("grade__rater", "rater", "grade__rater__username")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -167,21 +184,29 @@ class GradeChangeAdmin(ScopedAdmin):
 
 @admin.register(m.Skip)
 class SkipAdmin(ScopedAdmin):
-    list_display = ("pool_item", "rater", "created_at")
+    list_display = ("query", "document", "rater", "created_at")
     list_filter = (("pool_item__campaign", ScopedRelatedFilter), ("rater", ScopedRelatedFilter))
     search_fields = ("rater__username", "pool_item__query__external_id")
-    list_select_related = ("pool_item", "rater")
+    list_select_related = ("pool_item__query", "pool_item__document", "rater")
     raw_id_fields = ("pool_item", "rater")
     readonly_fields = ("created_at",)
+    query = via("pool_item__query", "query", "pool_item__query__external_id")
+    document = via(
+        "pool_item__document", "document", "pool_item__document__external_id", document_label
+    )
 
 
 @admin.register(m.Lease)
 class LeaseAdmin(ScopedAdmin):
     """Who holds which item in their queue right now; deleting a lease frees the item."""
 
-    list_display = ("pool_item", "rater", "expires_at", "created_at")
+    list_display = ("query", "document", "rater", "expires_at", "created_at")
     list_filter = (("pool_item__campaign", ScopedRelatedFilter), ("rater", ScopedRelatedFilter))
     search_fields = ("rater__username", "pool_item__query__external_id")
-    list_select_related = ("pool_item", "rater")
+    list_select_related = ("pool_item__query", "pool_item__document", "rater")
     raw_id_fields = ("pool_item", "rater")
     readonly_fields = ("created_at",)
+    query = via("pool_item__query", "query", "pool_item__query__external_id")
+    document = via(
+        "pool_item__document", "document", "pool_item__document__external_id", document_label
+    )

@@ -10,6 +10,7 @@ permission, as it is in the rest of the app.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -92,6 +93,28 @@ def count_of(model: type[models.Model], fk: str, **filters: Any) -> Coalesce:
         .values("n")
     )
     return Coalesce(Subquery(rows, output_field=models.IntegerField()), 0)
+
+
+def via(
+    path: str, description: str, ordering: str, show: Callable[[Any], Any] = lambda obj: obj
+) -> Any:
+    """A list column that follows `path` (a__b) from the row, shown through `show`: for the
+    pair a pool item stands for, where the item's own name is only two ids."""
+    hops = path.split("__")
+
+    @admin.display(description=description, ordering=ordering)
+    def column(self: Any, obj: Any) -> Any:
+        for hop in hops:
+            obj = getattr(obj, hop)
+        return show(obj)
+
+    return column
+
+
+def document_label(document: m.Document) -> str:
+    """A document as a manager recognises it: its id and the start of its title."""
+    title = document.title if len(document.title) <= 60 else f"{document.title[:57]}..."
+    return f"{document.external_id}: {title}" if title else document.external_id
 
 
 class ScopedRelatedFilter(admin.RelatedFieldListFilter):

@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from annotate import models as m
-from annotate.admin.scoping import ScopedAdmin, ScopedRelatedFilter, count_of
+from annotate.admin.scoping import ScopedAdmin, ScopedRelatedFilter, count_of, via
 
 
 @admin.register(m.Comparison)
@@ -90,10 +90,5 @@ class VerdictAdmin(ScopedAdmin):
     date_hierarchy = "changed_at"
     show_full_result_count = False
 
-    @admin.display(ordering="task__comparison__name")
-    def comparison(self, obj: m.Verdict) -> m.Comparison:
-        return obj.task.comparison
-
-    @admin.display(ordering="task__query__external_id")
-    def query(self, obj: m.Verdict) -> m.Query:
-        return obj.task.query
+    comparison = via("task__comparison", "comparison", "task__comparison__name")
+    query = via("task__query", "query", "task__query__external_id")
