@@ -1,0 +1,289 @@
+"""Qrels and runs: columns of query ids, document ids and a number.
+
+Both are thin, immutable wrappers around a polars frame (``qid``, ``docid`` and ``grade`` or
+``score``). Ids are strings (numbers given as ids are turned into their decimal text, since ties
+are broken on the id's bytes). What evaluation needs besides the columns (query codes, document
+hashes) is computed once per object and cached, so evaluating many runs against one qrels does
+not redo the qrels' share of the work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+# Fixed seeds: document hashes of a run and of a qrels must agree within one process.
+_HASH_SEED = 0x5EED_1D5
+# Query code in the high bits, 40 bits of the document hash below: a key that sorts by query.
+_KEY_SHIFT = np.uint64(40)
+_HASH_DROP = np.uint64(64 - 40)
+MAX_KEYED_QUERIES = 1 << 24
+# Whole grades below this are sorted as packed integers.
+_SMALL_GRADES = 1 << 20
+
+
+def _as_string_series(values: Any, what: str) -> pl.Series:
+    s = values if isinstance(values, pl.Series) else pl.Series(values=np.asarray(values))
+    if s.dtype != pl.String:
+        if s.dtype == pl.Object or s.dtype.is_float():
+            # Objects may mix types and floats would print as "1.0": refuse the ambiguity.
+            s = pl.Series(values=[str(v) for v in s.to_list()], dtype=pl.String)
+        else:
+            s = s.cast(pl.String)
+    if s.null_count():
+        raise ValueError(f"{what}: ids must not be missing")
+    return s.rename(what)
+
+
+def _as_float_series(values: Any, what: str) -> pl.Series:
+    try:
+        arr = np.asarray(
+            values.to_numpy() if isinstance(values, pl.Series) else values, dtype=np.float64
+        )
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: every {what} must be a number") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{what}: expected a one-dimensional column")
+    if np.isnan(arr).any():
+        raise ValueError(f"{what}: every {what} must be a number (found NaN)")
+    return pl.Series(what, arr)
+
+
+def first_duplicate(df: pl.DataFrame) -> tuple[str, str, int, int] | None:
+    """The first repeated (qid, docid) as (qid, docid, first row, repeated row), or None.
+
+    Exact and slow: only called when the hashed keys say something may repeat.
+    """
+    rows = (
+        df.select("qid", "docid")
+        .with_row_index("row")
+        .filter(pl.struct("qid", "docid").is_duplicated())
+    )
+    if rows.height == 0:
+        return None
+    firsts = rows.group_by("qid", "docid").agg(pl.col("row").min().alias("first"))
+    repeats = rows.join(firsts, on=["qid", "docid"]).filter(pl.col("row") > pl.col("first"))
+    hit = repeats.sort("row").row(0, named=True)
+    return hit["qid"], hit["docid"], int(hit["first"]), int(hit["row"])
+
+
+class _Table:
+    """Shared machinery of :class:`Qrels` and :class:`Run`."""
+
+    _value: str = ""
+
+    def __init__(self) -> None:  # pragma: no cover - use the constructors
+        raise TypeError(f"use {type(self).__name__}.from_dict, from_arrays or a reader")
+
+    @classmethod
+    def _trusted(cls, df: pl.DataFrame, **extra: Any):
+        obj = object.__new__(cls)
+        obj._df = df.rechunk()
+        for key, value in extra.items():
+            setattr(obj, key, value)
+        return obj
+
+    @classmethod
+    def _build(cls, qids: Any, docids: Any, values: Any, **extra: Any):
+        q = _as_string_series(qids, "qid")
+        d = _as_string_series(docids, "docid")
+        v = _as_float_series(values, cls._value)
+        if not (len(q) == len(d) == len(v)):
+            raise ValueError(f"qids, docids and {cls._value}s must have the same length")
+        obj = cls._trusted(pl.DataFrame([q, d, v]), **extra)
+        dup = obj.duplicate()
+        if dup is not None:
+            raise ValueError(f"document '{dup[1]}' appears twice in query '{dup[0]}'")
+        return obj
+
+    @classmethod
+    def _from_nested(cls, mapping: Mapping[Any, Mapping[Any, Any]], **extra: Any):
+        if not isinstance(mapping, Mapping):
+            raise ValueError(f"expected a mapping {{qid: {{docid: {cls._value}}}}}")
+        qids: list[str] = []
+        docids: list[str] = []
+        values: list[Any] = []
+        for qid, docs in mapping.items():
+            if not isinstance(docs, Mapping):
+                raise ValueError(f"query '{qid}': expected a mapping {{docid: {cls._value}}}")
+            qids.extend([str(qid)] * len(docs))
+            docids.extend(str(d) for d in docs)
+            values.extend(docs.values())
+        return cls._build(
+            pl.Series(values=qids, dtype=pl.String),
+            pl.Series(values=docids, dtype=pl.String),
+            values,
+            **extra,
+        )
+
+    @property
+    def frame(self) -> pl.DataFrame:
+        """The columns as a polars frame (``qid``, ``docid`` and the value column)."""
+        return self._df
+
+    def __len__(self) -> int:
+        return self._df.height
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {len(self.qids)} queries, {len(self)} lines>"
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{qid: {docid: value}}``."""
+        out: dict[str, dict[str, float]] = {}
+        for q, d, v in self._df.iter_rows():
+            out.setdefault(q, {})[d] = v
+        return out
+
+    @cached_property
+    def _coded(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted unique qids as an object array, the code of each row's qid)."""
+        ids = self._df["qid"]
+        if ids.len() == 0:
+            return np.array([], dtype=object), np.array([], dtype=np.int64)
+        # Files are nearly always grouped by query: code the groups, not the rows.
+        runs = ids.rle()
+        values = runs.struct.field("value")
+        if values.n_unique() == values.len():
+            order = values.arg_sort().to_numpy()
+            vocab = values.gather(order).to_numpy().astype(object)
+            group_code = np.empty(len(order), dtype=np.int64)
+            group_code[order] = np.arange(len(order))
+            codes = np.repeat(group_code, runs.struct.field("len").to_numpy())
+            return vocab, codes
+        vocab_s = ids.unique().sort()
+        codes = ids.replace_strict(
+            vocab_s, pl.int_range(vocab_s.len(), eager=True), return_dtype=pl.Int64
+        ).to_numpy()
+        return vocab_s.to_numpy().astype(object), codes
+
+    @property
+    def qids(self) -> list[str]:
+        """The distinct query ids, in byte order."""
+        return self._coded[0].tolist()
+
+    @cached_property
+    def _doc_hash(self) -> np.ndarray:
+        return self._df["docid"].hash(_HASH_SEED).to_numpy()
+
+    @cached_property
+    def _key_order(self) -> tuple[np.ndarray, np.ndarray, bool] | None:
+        """(row order, sorted keys, keys unique?) by (query code, document hash).
+
+        A key is the query code in the high 24 bits and 40 bits of the document hash below, so
+        the sort is by query first. Because query codes follow the byte order of the ids, this
+        order stays sorted when the codes are mapped into another (qrels') vocabulary, which
+        is what lets the join binary-search sorted keys. None for 2^24 queries or more.
+        """
+        vocab, codes = self._coded
+        if len(vocab) >= MAX_KEYED_QUERIES:
+            return None
+        keys = (codes.astype(np.uint64) << _KEY_SHIFT) | (self._doc_hash >> _HASH_DROP)
+        order = np.argsort(keys, kind="stable")
+        sk = keys[order]
+        unique = len(sk) < 2 or not bool(np.any(sk[1:] == sk[:-1]))
+        return order, sk, unique
+
+    def duplicate(self) -> tuple[str, str, int, int] | None:
+        """A (qid, docid) given twice, as (qid, docid, first row, repeated row), or None."""
+        keyed = self._key_order
+        if keyed is not None and keyed[2]:
+            return None
+        return first_duplicate(self._df)
+
+
+class Qrels(_Table):
+    """Relevance judgments: one grade per (query, document).
+
+    Grades may be whole or real. A negative grade means "in the pool but not judged" (as in
+    trec_eval): it counts neither as relevant nor as judged, and stays out of the ideal ranking.
+    """
+
+    _value = "grade"
+
+    @classmethod
+    def from_dict(cls, qrels: Mapping[Any, Mapping[Any, float]]) -> Qrels:
+        """Build from ``{qid: {docid: grade}}`` (pytrec_eval's shape)."""
+        return cls._from_nested(qrels)
+
+    @classmethod
+    def from_arrays(
+        cls, qids: Sequence[Any], docids: Sequence[Any], grades: Sequence[float]
+    ) -> Qrels:
+        """Build from three equally long columns (lists, numpy arrays or polars Series).
+
+        Raises
+        ------
+        ValueError
+            On different lengths, a grade that is not a number, or a (qid, docid) given twice.
+        """
+        return cls._build(qids, docids, grades)
+
+    @property
+    def grades(self) -> np.ndarray:
+        return self._df["grade"].to_numpy()
+
+    @cached_property
+    def max_grade(self) -> float:
+        """The highest grade (ERR's g_max on the command line); 0 for empty qrels."""
+        return float(self._df["grade"].max() or 0.0)
+
+    @cached_property
+    def _judged_sorted(self) -> tuple[np.ndarray, np.ndarray]:
+        """(query code, grade) of the judged rows (grade >= 0), grades descending per query."""
+        codes = self._coded[1]
+        grades = self.grades
+        keep = grades >= 0
+        if not keep.all():
+            codes, grades = codes[keep], grades[keep]
+        top = grades.max(initial=0.0)
+        if top < _SMALL_GRADES and np.all(grades == np.floor(grades)):
+            # Whole grades (the usual case): one sort of (code, top - grade) packed in an
+            # int64; no permutation needed, the pair is unpacked from the sorted keys.
+            width = int(top) + 1
+            packed = np.sort(codes * width + (int(top) - grades.astype(np.int64)))
+            return packed // width, (int(top) - packed % width).astype(np.float64)
+        order = np.lexsort((-grades, codes))
+        return codes[order], grades[order]
+
+
+class Run(_Table):
+    """One system's ranked results: a score per (query, document).
+
+    The order is by score, highest first, ties broken by document id in descending byte order
+    (trec_eval's order); ranks given in a file are not used.
+    """
+
+    _value = "score"
+    name: str | None = None
+
+    @classmethod
+    def from_dict(cls, run: Mapping[Any, Mapping[Any, float]], *, name: str | None = None) -> Run:
+        """Build from ``{qid: {docid: score}}`` (pytrec_eval's shape)."""
+        return cls._from_nested(run, name=name)
+
+    @classmethod
+    def from_arrays(
+        cls,
+        qids: Sequence[Any],
+        docids: Sequence[Any],
+        scores: Sequence[float],
+        *,
+        name: str | None = None,
+    ) -> Run:
+        """Build from three equally long columns (lists, numpy arrays or polars Series).
+
+        Raises
+        ------
+        ValueError
+            On different lengths, a score that is not a number (NaN), or a document given twice
+            for one query (the message names both).
+        """
+        return cls._build(qids, docids, scores, name=name)
+
+    @property
+    def scores(self) -> np.ndarray:
+        return self._df["score"].to_numpy()

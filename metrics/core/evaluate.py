@@ -1,0 +1,369 @@
+"""``evaluate``: trec_eval's measures (and a few more) for a run against qrels."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from . import kernels as K
+from .align import Ranking, align
+from .data import Qrels, Run
+from .measures import MEASURES, RECALL_LEVELS, MeasureSpec, parse_measures
+
+IDEALS = ("judged", "retrieved")
+# trec_eval's floor for the geometric mean (MIN_GEO_MEAN).
+MIN_GEO_MEAN = 0.00001
+
+
+class MissingQueriesWarning(UserWarning):
+    """Queries of the qrels have no results in the run and were skipped."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """Per-query values and summaries of an evaluation.
+
+    Attributes
+    ----------
+    qids
+        The queries that count, in byte order (trec_eval's order).
+    per_query
+        Output name (``"ndcg_cut_10"``) -> float64 array aligned with ``qids``.
+    mean
+        Output name -> trec_eval's ``all`` value: the mean over the queries that count, except
+        ``num_*`` (sums; ``num_q`` is the number of queries) and ``gm_map`` (geometric mean).
+    names
+        Output names in printing order.
+    evaluated
+        False for queries that count only because of ``complete=True`` (no results in the
+        run; all their values are 0, and trec_eval does not print them with ``-q``).
+    missing
+        Qrels queries without results in the run.
+    warnings
+        Human-readable warnings (also issued through :mod:`warnings`).
+    """
+
+    qids: tuple[str, ...]
+    per_query: Mapping[str, np.ndarray]
+    mean: Mapping[str, float]
+    names: tuple[str, ...]
+    evaluated: np.ndarray
+    missing: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    integer: frozenset[str] = field(default_factory=frozenset)
+
+    def query_values(self, name: str) -> dict[str, float]:
+        """``{qid: value}`` for one measure."""
+        return dict(zip(self.qids, self.per_query[name].tolist(), strict=True))
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{qid: {measure: value}}``, pytrec_eval's shape (``num_q`` left out, as there)."""
+        names = [n for n in self.names if n != "num_q"]
+        cols = [self.per_query[n].tolist() for n in names]
+        return {
+            q: dict(zip(names, vals, strict=True))
+            for q, *vals in zip(self.qids, *cols, strict=True)
+        }
+
+
+class _Context:
+    """Lazily computed arrays shared by the measures of one evaluation."""
+
+    def __init__(self, ranking: Ranking, level: float, discount: str, ideal: str, max_grade: float):
+        self.r = ranking
+        self.level = level
+        self.discount = discount
+        self.ideal = ideal
+        self.max_grade = max_grade
+        self.nq = ranking.n_queries
+
+    @cached_property
+    def rel(self) -> np.ndarray:
+        return self.r.grades >= self.level
+
+    @cached_property
+    def rel_so_far(self) -> np.ndarray:
+        return K.running_count(self.rel, self.r.offsets, self.r.qidx)
+
+    @cached_property
+    def num_rel(self) -> np.ndarray:
+        j = self.r.judged
+        return K.per_query_sum(self.r.judged_qidx[j >= self.level], self.nq)
+
+    @cached_property
+    def num_nonrel(self) -> np.ndarray:
+        j = self.r.judged
+        return K.per_query_sum(self.r.judged_qidx[j < self.level], self.nq)
+
+    @cached_property
+    def num_rel_ret(self) -> np.ndarray:
+        return K.per_query_sum(self.r.qidx[self.rel], self.nq)
+
+    @cached_property
+    def first_rel(self) -> np.ndarray:
+        return K.first_hit_rank(self.rel, self.r.rank, self.r.qidx, self.nq)
+
+    @cached_property
+    def denominators(self) -> np.ndarray:
+        return K.discount_denominators(self.r.rank, self.discount)
+
+    def gains(self, gain: K.Gain) -> np.ndarray:
+        return K.gain_values(self.r.grades, gain)
+
+    def ideal_list(self, gain: K.Gain) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(gains, qidx, rank) of the ideal ranking: positive gains, highest first."""
+        if self.ideal == "judged":
+            g, q = K.gain_values(self.r.judged, gain), self.r.judged_qidx
+            monotone = not isinstance(gain, Mapping)
+        else:
+            g, q = self.gains(gain), self.r.qidx
+            monotone = False
+        keep = g > 0
+        g, q = g[keep], q[keep]
+        if monotone:
+            # Judged grades are stored highest first and the gain is increasing: no sort.
+            off = np.zeros(self.nq + 1, dtype=np.int64)
+            np.cumsum(np.bincount(q, minlength=self.nq), out=off[1:])
+            return g, q, np.arange(len(g), dtype=np.int64) - off[:-1][q]
+        return K.sorted_desc_by_query(g, q, self.nq)
+
+    def idcg(self, gain: K.Gain, k: int | None) -> np.ndarray:
+        g, q, rank = self.ideal_list(gain)
+        return K.dcg_at(g, rank, q, self.nq, k, self.discount)
+
+    def dcg(self, gain: K.Gain, k: int | None) -> np.ndarray:
+        return K.dcg_at(
+            self.gains(gain), self.r.rank, self.r.qidx, self.nq, k, self.discount, self.denominators
+        )
+
+
+def _compute(spec: MeasureSpec, ctx: _Context, gain: K.Gain) -> list[np.ndarray]:
+    """Per-query values of one spec, one array per output name."""
+    r, nq = ctx.r, ctx.nq
+    name = spec.name
+    ks = spec.cutoffs
+    if name == "num_q":
+        return [np.ones(nq)]
+    if name == "num_ret":
+        return [r.lengths.astype(np.float64)]
+    if name == "num_rel":
+        return [ctx.num_rel]
+    if name == "num_rel_ret":
+        return [ctx.num_rel_ret]
+    if name in ("map", "gm_map"):
+        ap = K.average_precision(ctx.rel, ctx.rel_so_far, r.rank, r.qidx, ctx.num_rel)
+        return [ap if name == "map" else np.log(np.maximum(ap, MIN_GEO_MEAN))]
+    if name == "map_cut":
+        return [
+            K.average_precision(ctx.rel, ctx.rel_so_far, r.rank, r.qidx, ctx.num_rel, k) for k in ks
+        ]
+    if name == "Rprec":
+        top_r = ctx.rel & (r.rank < ctx.num_rel[r.qidx])
+        return [K.safe_divide(K.per_query_sum(r.qidx[top_r], nq), ctx.num_rel)]
+    if name == "bpref":
+        return [K.bpref(r.grades, ctx.rel, r.qidx, r.offsets, ctx.num_rel, ctx.num_nonrel)]
+    if name == "recip_rank":
+        first = ctx.first_rel
+        return [K.safe_divide(np.ones(nq), np.where(first >= 0, first + 1.0, 0.0))]
+    if name == "iprec_at_recall":
+        out = K.interpolated_precision(
+            ctx.rel, ctx.rel_so_far, r.rank, r.qidx, ctx.num_rel, RECALL_LEVELS
+        )
+        return list(out)
+    if name == "success":
+        first = ctx.first_rel
+        return [((first >= 0) & (first < k)).astype(np.float64) for k in ks]
+    if name in ("P", "recall", "judged"):
+        hit = (r.grades >= 0) if name == "judged" else ctx.rel
+        ranks = r.rank[hit]
+        qs = r.qidx[hit]
+        out = []
+        for k in ks:
+            count = K.per_query_sum(qs[ranks < k], nq)
+            out.append(K.safe_divide(count, ctx.num_rel) if name == "recall" else count / k)
+        return out
+    if name == "ndcg":
+        g = dict(spec.gain_map) if spec.gain_map is not None else gain
+        return [K.safe_divide(ctx.dcg(g, None), ctx.idcg(g, None))]
+    if name in ("ndcg_cut", "dcg_cut", "idcg_cut"):
+        out = []
+        for k in ks:
+            idcg = ctx.idcg(gain, k) if name != "dcg_cut" else None
+            dcg = ctx.dcg(gain, k) if name != "idcg_cut" else None
+            out.append(idcg if dcg is None else dcg if idcg is None else K.safe_divide(dcg, idcg))
+        return out
+    if name == "cg_cut":
+        gains = ctx.gains(gain)
+        return [K.per_query_sum(r.qidx, nq, np.where(r.rank < k, gains, 0.0)) for k in ks]
+    if name == "err_cut":
+        return list(K.err_at(r.grades, r.rank, r.qidx, nq, ks, ctx.max_grade))
+    raise AssertionError(f"measure {name} has no kernel")  # pragma: no cover - table is closed
+
+
+def _summary(spec: MeasureSpec, values: np.ndarray, n_queries: int) -> float:
+    kind = MEASURES[spec.name].summary
+    if kind == "count":
+        return float(n_queries)
+    if kind == "sum":
+        return float(values.sum())
+    if n_queries == 0:
+        return 0.0
+    if kind == "geometric":
+        # Missing queries (complete) are 0 in values, but count as log(MIN_GEO_MEAN).
+        return math.exp(float(values.sum()) / n_queries)
+    return float(values.sum()) / n_queries
+
+
+def _check_level(level: float) -> float:
+    try:
+        level = float(level)
+    except (TypeError, ValueError):
+        raise ValueError(f"relevance_level must be a number, not {level!r}") from None
+    if not math.isfinite(level):
+        raise ValueError("relevance_level must be finite")
+    return level
+
+
+def _coerce(qrels, run) -> tuple[Qrels, Run]:
+    if isinstance(qrels, Mapping):
+        qrels = Qrels.from_dict(qrels)
+    if isinstance(run, Mapping):
+        run = Run.from_dict(run)
+    if not isinstance(qrels, Qrels):
+        raise ValueError(
+            f"qrels must be Qrels or a dict {{qid: {{docid: grade}}}}, not {type(qrels).__name__}"
+        )
+    if not isinstance(run, Run):
+        raise ValueError(
+            f"run must be Run or a dict {{qid: {{docid: score}}}}, not {type(run).__name__}"
+        )
+    return qrels, run
+
+
+def _missing_message(missing: list[str]) -> str:
+    shown = ", ".join(missing[:10]) + (
+        f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+    )
+    return (
+        f"{len(missing)} qrels quer{'y has' if len(missing) == 1 else 'ies have'} no results in "
+        f"the run and {'is' if len(missing) == 1 else 'are'} skipped (-c counts them as 0): {shown}"
+    )
+
+
+def evaluate(
+    qrels: Qrels | Mapping,
+    run: Run | Mapping,
+    measures: str | Iterable[str] | None = None,
+    *,
+    relevance_level: float = 1,
+    gain: K.Gain = "linear",
+    discount: str = "log2",
+    ideal: str = "judged",
+    complete: bool = False,
+    depth: int | None = None,
+    judged_docs_only: bool = False,
+    max_grade: float | None = None,
+) -> Result:
+    """Evaluate ``run`` against ``qrels`` with trec_eval's measures.
+
+    Parameters
+    ----------
+    qrels, run
+        :class:`Qrels` / :class:`Run`, or dicts ``{qid: {docid: grade}}`` / ``{qid: {docid:
+        score}}``.
+    measures
+        trec_eval names and parameters (``"map"``, ``"P.5,10"``, ``"ndcg_cut.1-10"``,
+        ``"ndcg.1=1,2=3,3=7"``), extras (``cg_cut``, ``dcg_cut``, ``idcg_cut``, ``map_cut``,
+        ``err_cut``, ``judged``) or a set (``"official"``, ``"standard"``). A string is one
+        request. ``None``: ``"official"``.
+    relevance_level
+        Grade from which a document counts as relevant for the binary measures (trec_eval
+        ``-l``). It never changes NDCG gains.
+    gain
+        ``"linear"`` (g), ``"exponential"`` (2^g - 1) or a map ``{grade: gain}`` (unlisted
+        grades keep gain g), for every DCG-family measure; ``ndcg.1=..`` overrides it for itself.
+    discount
+        ``"log2"``: divide by log2(i + 1); ``"jarvelin"``: 1 at i = 1, then log2(i).
+    ideal
+        ``"judged"``: IDCG from every judged document of the query (trec_eval);
+        ``"retrieved"``: from the retrieved list only.
+    complete
+        trec_eval ``-c``: qrels queries without results count, with every value 0. Otherwise
+        they are skipped with a :class:`MissingQueriesWarning` naming them.
+    depth
+        trec_eval ``-M``: only the top ``depth`` documents of each query are considered.
+    judged_docs_only
+        trec_eval ``-J``: drop unjudged documents from the ranking first.
+    max_grade
+        ERR's g_max; default the highest grade in the qrels.
+
+    Returns
+    -------
+    Result
+
+    Raises
+    ------
+    ValueError
+        Unknown measure or bad option; no query with both results and judgments (unless
+        ``complete``).
+    """
+    specs = parse_measures(measures)
+    level = _check_level(relevance_level)
+    gain = K.check_gain(gain)
+    if discount not in K.DISCOUNTS:
+        raise ValueError(f"discount must be one of {', '.join(K.DISCOUNTS)}, not {discount!r}")
+    if ideal not in IDEALS:
+        raise ValueError(f"ideal must be one of {', '.join(IDEALS)}, not {ideal!r}")
+    if depth is not None and (not isinstance(depth, int | np.integer) or depth < 1):
+        raise ValueError(f"depth must be a positive whole number, not {depth!r}")
+    qrels, run = _coerce(qrels, run)
+    ranking, missing = align(
+        qrels, run, complete=complete, depth=depth, judged_docs_only=judged_docs_only
+    )
+    if ranking.n_queries == 0:
+        raise ValueError("no query has both results in the run and judgments in the qrels")
+    top = qrels.max_grade if max_grade is None else float(max_grade)
+    ctx = _Context(ranking, level, discount, ideal, top)
+
+    per_query: dict[str, np.ndarray] = {}
+    mean: dict[str, float] = {}
+    names: list[str] = []
+    integer: set[str] = set()
+    n = ranking.n_queries
+    for spec in specs:
+        if spec.info.summary == "text":
+            continue  # runid: a label for printing, not a number
+        values = _compute(spec, ctx, gain)
+        for out_name, vals in zip(spec.output_names(), values, strict=True):
+            if complete and not ranking.evaluated.all():
+                # trec_eval -c: a query without results adds 0 to every sum.
+                vals = np.where(ranking.evaluated, vals, 0.0)
+            per_query[out_name] = vals
+            mean[out_name] = _summary(spec, vals, n)
+            if spec.name == "gm_map" and complete:
+                missing_n = int((~ranking.evaluated).sum())
+                mean[out_name] = math.exp(
+                    (float(vals.sum()) + missing_n * math.log(MIN_GEO_MEAN)) / n
+                )
+            names.append(out_name)
+            if spec.info.is_integer:
+                integer.add(out_name)
+    notes: list[str] = []
+    if missing and not complete:
+        notes.append(_missing_message(missing))
+        warnings.warn(notes[-1], MissingQueriesWarning, stacklevel=2)
+    return Result(
+        qids=tuple(ranking.qids.tolist()),
+        per_query=per_query,
+        mean=mean,
+        names=tuple(names),
+        evaluated=ranking.evaluated,
+        missing=tuple(missing),
+        warnings=tuple(notes),
+        integer=frozenset(integer),
+    )
