@@ -164,3 +164,14 @@ def test_an_empty_file_imports_nothing_and_says_so(campaign, tmp_path):
     summary = import_run(campaign=campaign, file=write(tmp_path, "r", "\n\n"))
     assert (summary.created, summary.runs) == (0, [])
     assert "the file has no run lines: nothing was imported" in summary.warnings
+
+
+def test_placeholders_work_where_the_database_cannot_return_new_keys(
+    campaign, tmp_path, monkeypatch
+):
+    from django.db import connection
+
+    monkeypatch.setattr(type(connection.features), "can_return_rows_from_bulk_insert", False)
+    summary = import_run(campaign=campaign, file=write(tmp_path, "r", RUN))
+    assert summary.placeholders == 2
+    assert entries(Run.objects.get(name="bm25"))[1] == ("q1", "d7", 2, 11.0)

@@ -22,9 +22,11 @@ from annotate.services.imports.common import (
     insert_batch,
     query_map,
 )
+from annotate.services.imports.fastinsert import insert_rows
 from annotate.services.imports.runs import placeholder_warning
 
 QRELS_COLUMNS = "qid iter docno grade"
+LABEL_COLUMNS = ("source_id", "query_id", "document_id", "grade")
 
 
 class GradeCheck:
@@ -174,12 +176,12 @@ def _write(
     if not rows:
         return
     summary.placeholders += create_placeholders(campaign, doc_map, (r.docno for r in rows))
-    labels = [
-        SourceLabel(source=source, query_id=r.query_id, document_id=doc_map[r.docno], grade=r.grade)
-        for r in rows
-    ]
-    insert_batch(SourceLabel, labels, lambda: _find_duplicate(source, rows, doc_map, fields))
-    summary.created += len(labels)
+    values = [(source.pk, r.query_id, doc_map[r.docno], r.grade) for r in rows]
+    insert_batch(
+        lambda: insert_rows(SourceLabel, LABEL_COLUMNS, values),
+        lambda: _find_duplicate(source, rows, doc_map, fields),
+    )
+    summary.created += len(values)
 
 
 def _find_duplicate(

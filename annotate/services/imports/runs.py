@@ -22,8 +22,10 @@ from annotate.services.imports.common import (
     insert_batch,
     query_map,
 )
+from annotate.services.imports.fastinsert import insert_rows
 
 RUN_COLUMNS = "qid Q0 docno rank score tag"
+ENTRY_COLUMNS = ("run_id", "query_id", "document_id", "rank", "score")
 
 
 @dataclass(slots=True)
@@ -89,18 +91,12 @@ def write_entries(
     if not rows:
         return
     summary.placeholders += create_placeholders(campaign, doc_map, (r.docno for r in rows))
-    entries = [
-        RunEntry(
-            run_id=r.run.pk,
-            query_id=r.query_id,
-            document_id=doc_map[r.docno],
-            rank=r.rank,
-            score=r.score,
-        )
-        for r in rows
-    ]
-    insert_batch(RunEntry, entries, lambda: _find_duplicate(rows, doc_map, fields))
-    summary.created += len(entries)
+    values = [(r.run.pk, r.query_id, doc_map[r.docno], r.rank, r.score) for r in rows]
+    insert_batch(
+        lambda: insert_rows(RunEntry, ENTRY_COLUMNS, values),
+        lambda: _find_duplicate(rows, doc_map, fields),
+    )
+    summary.created += len(values)
 
 
 def _find_duplicate(

@@ -29,8 +29,9 @@ from annotate.services.imports.common import (
     insert_batch,
     query_map,
 )
-from annotate.services.imports.qrels import GradeCheck, open_source
-from annotate.services.imports.runs import open_run
+from annotate.services.imports.fastinsert import insert_rows
+from annotate.services.imports.qrels import LABEL_COLUMNS, GradeCheck, open_source
+from annotate.services.imports.runs import ENTRY_COLUMNS, open_run
 
 SCORED_COLUMNS = "label qid score"
 _COUNTDOWN = 10**9
@@ -157,15 +158,11 @@ def _write(campaign, run, source, rows, qmap, doc_map, summary: ImportSummary) -
     for r in rows:
         query_id, document_id = qmap[r.qid], doc_map[r.docno]
         # Ranks are set once every line is in (_assign_ranks): a query's lines may be anywhere.
-        entries.append(
-            RunEntry(run=run, query_id=query_id, document_id=document_id, rank=0, score=r.score)
-        )
-        labels.append(
-            SourceLabel(source=source, query_id=query_id, document_id=document_id, grade=r.label)
-        )
+        entries.append((run.pk, query_id, document_id, 0, r.score))
+        labels.append((source.pk, query_id, document_id, r.label))
     # Each line has its own document, so neither insert can meet a duplicate.
-    insert_batch(RunEntry, entries, lambda: None)
-    insert_batch(SourceLabel, labels, lambda: None)
+    insert_batch(lambda: insert_rows(RunEntry, ENTRY_COLUMNS, entries), lambda: None)
+    insert_batch(lambda: insert_rows(SourceLabel, LABEL_COLUMNS, labels), lambda: None)
     summary.created += len(rows)
 
 
