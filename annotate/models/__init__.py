@@ -7,6 +7,7 @@ from annotate.models.labels import LabelSource, SourceKind, SourceLabel
 from annotate.models.queue import Lease
 from annotate.models.runs import Run, RunEntry, System
 from annotate.models.sxs import Comparison, ComparisonUnit, Side, SxsTask, Verdict, VerdictValue
+from annotate.models.sxs_queue import TaskLease, VerdictChange
 
 __all__ = [
     "Aggregation",
@@ -31,6 +32,8 @@ __all__ = [
     "SourceLabel",
     "SxsTask",
     "System",
+    "TaskLease",
     "Verdict",
+    "VerdictChange",
     "VerdictValue",
 ]

@@ -1,0 +1,54 @@
+"""The side-by-side queue's moving parts: leases on tasks, and the history of changed verdicts.
+
+A lease records the side the candidate is shown on for that rater, decided when the task is
+handed out: the page the rater sees and the verdict stored from it then agree by construction,
+whatever the client sends. Like pool-item leases, an expired lease simply stops counting.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from annotate.models.sxs import Side, SxsTask, Verdict, VerdictValue
+
+
+class TaskLease(models.Model):
+    task = models.ForeignKey(SxsTask, on_delete=models.CASCADE, related_name="leases")
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    candidate_side = models.CharField(max_length=1, choices=Side.choices)
+    expires_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "side-by-side lease"
+        constraints = [
+            models.UniqueConstraint(fields=["task", "rater"], name="tasklease_one_per_rater"),
+            models.CheckConstraint(
+                condition=models.Q(candidate_side__in=["L", "R"]), name="tasklease_side_lr"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["rater", "expires_at"]),
+            models.Index(fields=["task", "expires_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rater_id} holds task {self.task_id} until {self.expires_at}"
+
+
+class VerdictChange(models.Model):
+    """An earlier answer a rater replaced: changing a verdict never loses what was said."""
+
+    verdict = models.ForeignKey(Verdict, on_delete=models.CASCADE, related_name="history")
+    value = models.CharField(max_length=1, choices=VerdictValue.choices)
+    strength = models.PositiveSmallIntegerField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+    given_at = models.DateTimeField()
+    replaced_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["verdict", "replaced_at"]
+
+    def __str__(self) -> str:
+        return f"{self.verdict_id}: {self.value} until {self.replaced_at}"
