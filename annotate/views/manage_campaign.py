@@ -74,7 +74,7 @@ def campaign_settings(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _initial_labels(campaign) -> list[dict]:
     return [
-        {"id": x.pk, "name": x.name, "grade": x.grade, "key": x.key.upper(), "ORDER": i + 1}
+        {"id": x.pk, "name": x.name, "grade": f"{x.grade:g}", "key": x.key.upper(), "ORDER": i + 1}
         for i, x in enumerate(campaign.labels.all())
     ]
 
