@@ -27,14 +27,18 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
 import platform
+import resource
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -82,28 +86,80 @@ class ProcRun:
     returncode: int
     stdout: str
     stderr: str
+    # (seconds since start, RSS bytes), sampled by the memory guard.
+    rss_samples: list[tuple[float, int]] = field(default_factory=list)
+    killed: str | None = None  # why the memory guard killed the child, if it did
 
 
-def run_process(cmd: list[str]) -> ProcRun:
+# The machine is shared: rather than let the kernel's OOM killer pick a victim (possibly
+# someone else's process), the guard kills our own child when free memory runs this low.
+MIN_AVAILABLE_BYTES = 1 << 30
+
+
+def _meminfo_available() -> int:
+    with open("/proc/meminfo") as fh:
+        for line in fh:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 1 << 62
+
+
+def _rss_of(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _guard(proc: subprocess.Popen[str], run: ProcRun, start: float, stop: threading.Event) -> None:
+    """Sample the child's RSS every second; kill it if the machine runs out of memory."""
+    while not stop.wait(1.0):
+        run.rss_samples.append((time.perf_counter() - start, _rss_of(proc.pid)))
+        available = _meminfo_available()
+        if available < MIN_AVAILABLE_BYTES:
+            run.killed = f"memory guard: only {available / 2**30:.1f} GiB left on the machine"
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(proc.pid, signal.SIGKILL)
+            return
+
+
+def run_process(cmd: list[str], *, guard: bool = False) -> ProcRun:
     """Run ``cmd`` from the repository root; time it and read its own peak RSS.
 
     ``os.wait4`` returns the rusage of exactly this child, where
     ``getrusage(RUSAGE_CHILDREN)`` would give the maximum over every child so far. Output goes
     to temporary files rather than pipes so that reaping with ``wait4`` cannot deadlock.
+    With ``guard``, a thread samples the child's RSS and kills it before the machine runs out.
     """
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=out, stderr=err, text=True)
+        result = ProcRun(0.0, 0.0, 0, 0, "", "")
+        stop = threading.Event()
+        watcher = threading.Thread(target=_guard, args=(proc, result, start, stop), daemon=True)
+        if guard:
+            watcher.start()
         _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
+        result.wall_s = time.perf_counter() - start
+        stop.set()
+        if guard:
+            watcher.join()
         proc.returncode = os.waitstatus_to_exitcode(status)  # already reaped: tell Popen
         out.seek(0)
         err.seek(0)
-        cpu = usage.ru_utime + usage.ru_stime
-        # ru_maxrss is in KiB on Linux.
-        return ProcRun(wall, cpu, usage.ru_maxrss * 1024, proc.returncode, out.read(), err.read())
+        result.cpu_s = usage.ru_utime + usage.ru_stime
+        result.maxrss_bytes = usage.ru_maxrss * 1024  # ru_maxrss is in KiB on Linux
+        result.returncode = proc.returncode
+        result.stdout, result.stderr = out.read(), err.read()
+        if result.killed:
+            result.stderr += "\n" + result.killed
+        return result
 
 
 def parse_trec_eval_means(text: str) -> dict[str, float]:
@@ -131,6 +187,7 @@ class Timing:
     means: dict[str, float] = field(default_factory=dict)
     extra: dict[str, float] = field(default_factory=dict)
     error: str | None = None
+    rss_samples: list[tuple[float, int]] = field(default_factory=list)  # of the last run
 
     @property
     def best(self) -> float:
@@ -160,7 +217,8 @@ def end_to_end(cmds: dict[str, list[str]], repeat: int) -> list[Timing]:
             if timing.error:
                 continue
             print(f"  {tool} #{i + 1} ...", end=" ", flush=True)
-            run = run_process(cmd)
+            run = run_process(cmd, guard=True)
+            timing.rss_samples = run.rss_samples
             # The largest peak over the repeats: the memory goal is about the worst case.
             timing.maxrss_bytes = max(timing.maxrss_bytes, run.maxrss_bytes)
             if run.returncode != 0:
@@ -179,8 +237,9 @@ def end_to_end(cmds: dict[str, list[str]], repeat: int) -> list[Timing]:
 def evaluation_alone(tool: str, qrels: Path, run: Path, repeat: int) -> Timing:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", tool]
     cmd += ["--repeat", str(repeat), str(qrels), str(run)]
-    proc = run_process(cmd)
+    proc = run_process(cmd, guard=True)
     timing = Timing(tool, "evaluation alone", maxrss_bytes=proc.maxrss_bytes)
+    timing.rss_samples = proc.rss_samples
     if proc.returncode != 0:
         timing.error = _failure(proc)
         return timing
@@ -202,6 +261,10 @@ def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, value
 
 
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _fresh_repeated(
     load: Callable[[], Any], evaluate: Callable[[Any], Any], repeat: int
 ) -> tuple[dict[str, float], list[float], Any]:
@@ -215,7 +278,13 @@ def _fresh_repeated(
     calls on the same objects would hide that work.
     """
     first_load, data = _timed(load)
+    peak_load = _peak_mib()
     first_eval, value = _timed(lambda: evaluate(data))
+    peak_eval = _peak_mib()
+    if repeat == 0:
+        # --big: one load is all the time there is; the warm-up is the measurement.
+        extra = {"load_s": first_load, "peak_after_load_mib": peak_load}
+        return extra | {"peak_after_eval_mib": peak_eval}, [first_eval], value
     loads: list[float] = []
     times: list[float] = []
     for _ in range(repeat):
@@ -228,6 +297,9 @@ def _fresh_repeated(
         "load_best_s": min(loads, default=first_load),
         "warmup_load_s": first_load,
         "warmup_eval_s": first_eval,
+        # Peaks in the warm-up, before and after evaluating: which step needs the memory.
+        "peak_after_load_mib": peak_load,
+        "peak_after_eval_mib": peak_eval,
     }
     return extra, times, value
 
@@ -369,7 +441,9 @@ def report(
         "|---|---|---:|---:|---:|---:|---:|---|",
     ]
     for t in timings:
-        notes = ", ".join(f"{k} {v:.3f}" for k, v in t.extra.items())
+        notes = ", ".join(
+            f"{k} {v:,.0f}" if k.endswith("_mib") else f"{k} {v:.3f}" for k, v in t.extra.items()
+        )
         if t.error:
             notes = f"FAILED {t.error}"
         lines.append(
@@ -476,7 +550,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.worker:
         qrels_path, run_path = args.files
-        print(json.dumps(WORKERS[args.worker](qrels_path, run_path, args.repeat or 3)))
+        worker_repeat = 3 if args.repeat is None else args.repeat
+        print(json.dumps(WORKERS[args.worker](qrels_path, run_path, worker_repeat)))
         return 0
 
     base = BIG if args.big else gen_trec.Spec()
@@ -521,7 +596,9 @@ def main(argv: list[str] | None = None) -> int:
     for t in end_to_end(cmds, repeat):
         timings.append(t)
         print(f"  {t.tool}: FAILED: {t.error}" if t.error else f"  {t.tool}: best {t.best:.3f} s")
-    step("evaluation alone: ours", lambda: evaluation_alone("ours", qrels, run, repeat))
+    # --big: a single load and evaluation in the worker (each load of 100M lines is minutes).
+    worker_repeat = 0 if args.big else repeat
+    step("evaluation alone: ours", lambda: evaluation_alone("ours", qrels, run, worker_repeat))
     if not args.big:
         for tool in ("ranx", "pytrec_eval"):
             step(
