@@ -73,6 +73,19 @@ def queue_items(*, rater: AbstractBaseUser, campaign: Campaign) -> list[PoolItem
     return held
 
 
+def queue_lease_ahead(*, rater: AbstractBaseUser, campaign: Campaign) -> list[PoolItem]:
+    """Lease the next query while the rater is still on the last item of the current one.
+
+    The judging screen calls this so the item after a query's last one is already on the
+    client when the rater presses a key: no wait at a query boundary. Returns the newly
+    leased items in the rater's order (empty when nothing is open).
+    """
+    _ensure_rater(campaign, rater)
+    leased = _lease_next_query(rater=rater, campaign=campaign, now=timezone.now())
+    leased.sort(key=lambda item: (item.query_id, rater_order_key(rater.pk, item.pk)))
+    return leased
+
+
 def _lease_next_query(
     *, rater: AbstractBaseUser, campaign: Campaign, now: datetime, attempts: int = 5
 ) -> list[PoolItem]:
