@@ -3,6 +3,8 @@ from django.urls import path
 from annotate.views import campaigns, home, manage_campaign, manage_people
 from annotate.views import exports as export_views
 from annotate.views import imports as import_views
+from annotate.views import judge as judge_views
+from annotate.views import judge_api as judge_api_views
 from annotate.views import pooling as pooling_views
 
 app_name = "annotate"
@@ -37,4 +39,10 @@ urlpatterns = [
     path("campaigns/<slug:slug>/export/grades/", export_views.grades, name="export_grades"),
     path("campaigns/<slug:slug>/export/verdicts/", export_views.verdicts, name="export_verdicts"),
     path("campaigns/<slug:slug>/import/", import_views.campaign_import, name="import"),
+    path("judge/<slug:slug>/", judge_views.judge, name="judge"),
+    path("judge/<slug:slug>/history/", judge_views.judge_history, name="judge_history"),
+    path("judge/<slug:slug>/item/<int:item_id>/", judge_views.judge_item, name="judge_item"),
+    path("judge/<slug:slug>/api/queue/", judge_api_views.queue, name="judge_api_queue"),
+    path("judge/<slug:slug>/api/judgments/", judge_api_views.judgments, name="judge_api"),
+    path("judge/<slug:slug>/api/progress/", judge_api_views.progress, name="judge_api_progress"),
 ]

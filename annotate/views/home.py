@@ -4,13 +4,24 @@ from django.shortcuts import render
 
 from annotate.models import Role
 from annotate.selectors import campaigns_for
+from annotate.selectors_judge import campaign_progress
+from annotate.services.queue import rater_progress
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     """The signed-in user's start page: their queues as a rater, their campaigns as a manager."""
+    queues = [
+        {
+            "campaign": campaign,
+            "progress": rater_progress(rater=request.user, campaign=campaign),
+            "overall": campaign_progress(campaign),
+        }
+        for campaign in campaigns_for(request.user, role=Role.RATER)
+    ]
     context = {
-        "rater_campaigns": campaigns_for(request.user, role=Role.RATER),
+        "queues": queues,
+        "rater_campaigns": [queue["campaign"] for queue in queues],
         "managed_campaigns": campaigns_for(request.user, role=Role.MANAGER),
     }
     return render(request, "annotate/home.html", context)

@@ -1,0 +1,40 @@
+"""The one form behind every judging action, from a plain HTML post or from judge.js's JSON."""
+
+from __future__ import annotations
+
+import time
+
+from django import forms
+
+ACTION_LABEL = "label"
+ACTION_SKIP = "skip"
+ACTION_CANT_JUDGE = "cant_judge"
+MAX_SECONDS = 24 * 3600
+
+
+class JudgeForm(forms.Form):
+    item = forms.IntegerField(min_value=1, error_messages={"required": "Which item?"})
+    action = forms.ChoiceField(
+        choices=[(a, a) for a in (ACTION_LABEL, ACTION_SKIP, ACTION_CANT_JUDGE)], required=False
+    )
+    label = forms.IntegerField(min_value=1, required=False)
+    comment = forms.CharField(max_length=2000, required=False)
+    # judge.js measures the time on the client; without JavaScript the page carries the time
+    # it was rendered (server clock) and the time taken is counted on the server.
+    seconds = forms.FloatField(min_value=0, max_value=MAX_SECONDS, required=False)
+    shown_at = forms.FloatField(required=False)
+
+    def clean(self) -> dict:
+        data = super().clean()
+        action = data.get("action") or ACTION_LABEL
+        if action == ACTION_LABEL and data.get("label") is None and "label" not in self.errors:
+            self.add_error("label", "Choose a label.")
+        data["action"] = action
+        if data.get("seconds") is None and data.get("shown_at") is not None:
+            taken = time.time() - data["shown_at"]
+            data["seconds"] = taken if 0 <= taken <= MAX_SECONDS else None
+        return data
+
+    def error_text(self) -> str:
+        """One readable sentence for a refusal message."""
+        return " ".join(str(e) for errors in self.errors.values() for e in errors)

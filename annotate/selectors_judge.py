@@ -1,0 +1,154 @@
+"""Reads behind the rater's judging screen: what the rater may see, and nothing more.
+
+Blindness lives here: an item is described to the rater only by its id, the query's text and
+intent, and the document's title, URL and snippet. System names, runs, ranks, scores and other
+raters' grades are never read for a rater, so no page or JSON answer can carry them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Min, Prefetch, Q, QuerySet, Sum, Value
+from django.db.models.functions import Coalesce
+from django.http import Http404
+
+from annotate.models import Campaign, Grade, GradeChange, Lease, PoolItem, Role, Skip
+from annotate.selectors import User, campaigns_for
+
+
+@dataclass(frozen=True)
+class LabelKey:
+    """A label button: its name and the two keys that choose it."""
+
+    id: int
+    name: str
+    key: str
+    number: int
+    grade: float
+
+    def as_json(self) -> dict:
+        return {"id": self.id, "name": self.name, "key": self.key, "number": self.number}
+
+
+def campaign_rated_by(user: User, slug: str) -> Campaign:
+    """The campaign if the user is one of its raters; 404 otherwise, so nobody else learns
+    that it exists (a manager who is not a rater of it included)."""
+    try:
+        return campaigns_for(user, role=Role.RATER).get(slug=slug)
+    except Campaign.DoesNotExist:
+        raise Http404("No such campaign") from None
+
+
+def label_keys(campaign: Campaign) -> list[LabelKey]:
+    """The scale in the order shown; number keys 1..n follow that order (DESIGN.md §2)."""
+    labels = campaign.labels.order_by("position", "pk")
+    return [
+        LabelKey(id=label.pk, name=label.name, key=label.key.lower(), number=i, grade=label.grade)
+        for i, label in enumerate(labels, start=1)
+    ]
+
+
+def campaign_progress(campaign: Campaign) -> dict[str, int]:
+    """Counted grades out of the grades the whole pool needs.
+
+    The queue never lets an item collect more counted grades than it needs, so the plain count
+    is the progress; the cap only matters if a manager lowered the overlap afterwards.
+    """
+    needed = PoolItem.objects.filter(campaign=campaign).aggregate(
+        n=Coalesce(Sum(Coalesce("raters_needed", Value(campaign.overlap))), 0)
+    )["n"]
+    counted = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False).count()
+    return {"counted": min(counted, needed), "needed": needed}
+
+
+def safe_link(url: str) -> str:
+    """The document's URL if it is a web address; imported data could hold a javascript:
+    URL, which must never become a link on the rater's page."""
+    url = (url or "").strip()
+    return url if urlsplit(url).scheme.lower() in ("http", "https") else ""
+
+
+def item_payload(item: PoolItem) -> dict:
+    """What the rater's screen needs to show one item, and nothing else."""
+    url = safe_link(item.document.url)
+    return {
+        "id": item.pk,
+        "query": item.query.text,
+        "description": item.query.description,
+        "title": item.document.title or url or "(untitled document)",
+        "url": url,
+        "snippet": item.document.snippet,
+    }
+
+
+def in_query_blocks(items: list[PoolItem], rater: AbstractBaseUser) -> list[PoolItem]:
+    """Keep the items of one query together with the query the rater started first at the
+    front: after a look-ahead lease the rater holds two queries, and the older one must be
+    finished before the next begins. Within a query the queue's per-rater order stays."""
+    queries = {item.query_id for item in items}
+    if len(queries) < 2:
+        return items
+    started = dict(
+        Lease.objects.filter(rater=rater, pool_item__in=items)
+        .values_list("pool_item__query_id")
+        .annotate(first=Min("created_at"))
+    )
+    order = {item.pk: i for i, item in enumerate(items)}
+    return sorted(items, key=lambda item: (started.get(item.query_id), order[item.pk]))
+
+
+def item_seen_by(*, campaign: Campaign, rater: AbstractBaseUser, item_id: int) -> PoolItem:
+    """An item the rater may look at: one they hold, graded or skipped. 404 otherwise."""
+    mine = Q(leases__rater=rater) | Q(grades__rater=rater) | Q(skips__rater=rater)
+    item = (
+        PoolItem.objects.filter(mine, campaign=campaign, pk=item_id)
+        .select_related("query", "document")
+        .first()
+    )
+    if item is None:
+        raise Http404("No such item")
+    return item
+
+
+def grade_of(*, rater: AbstractBaseUser, item: PoolItem) -> Grade | None:
+    return Grade.objects.filter(rater=rater, pool_item=item).select_related("label").first()
+
+
+def is_skipped(*, rater: AbstractBaseUser, item: PoolItem) -> bool:
+    return Skip.objects.filter(rater=rater, pool_item=item).exists()
+
+
+def last_touched_item_id(*, campaign: Campaign, rater: AbstractBaseUser) -> int | None:
+    """The item the rater graded or skipped last: where Back goes without JavaScript."""
+    grade = (
+        Grade.objects.filter(pool_item__campaign=campaign, rater=rater)
+        .order_by("-created_at")
+        .values_list("pool_item_id", "created_at")
+        .first()
+    )
+    skip = (
+        Skip.objects.filter(pool_item__campaign=campaign, rater=rater)
+        .order_by("-created_at")
+        .values_list("pool_item_id", "created_at")
+        .first()
+    )
+    latest = max((row for row in (grade, skip) if row), key=lambda row: row[1], default=None)
+    return latest[0] if latest else None
+
+
+def rater_history(*, campaign: Campaign, rater: AbstractBaseUser) -> QuerySet[Grade]:
+    """The rater's own grades in this campaign, latest first, with their earlier values."""
+    return (
+        Grade.objects.filter(pool_item__campaign=campaign, rater=rater)
+        .select_related("label", "pool_item__query", "pool_item__document")
+        .prefetch_related(
+            Prefetch(
+                "history",
+                queryset=GradeChange.objects.select_related("label").order_by("-replaced_at"),
+            )
+        )
+        .order_by("-changed_at", "-pk")
+    )

@@ -1,0 +1,193 @@
+"""The rater's judging pages. Each works as a plain form post (post, redirect, get);
+static/js/judge.js takes the queue page over when JavaScript runs (see judge_api.py)."""
+
+from __future__ import annotations
+
+import time
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from annotate.forms.judge import ACTION_SKIP, JudgeForm
+from annotate.models import Campaign, PoolItem
+from annotate.selectors_judge import (
+    campaign_progress,
+    campaign_rated_by,
+    grade_of,
+    is_skipped,
+    item_payload,
+    item_seen_by,
+    label_keys,
+    last_touched_item_id,
+    rater_history,
+)
+from annotate.services.judging import judge_state, judgment_record
+from annotate.services.markdown import render_markdown
+from annotate.services.queue import GradeRefused, rater_progress
+
+HISTORY_PAGE_SIZE = 50
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def judge(request: HttpRequest, slug: str) -> HttpResponse:
+    """The queue: the next item the rater holds, or "All done"."""
+    campaign = campaign_rated_by(request.user, slug)
+    if request.method == "POST":
+        form = JudgeForm(request.POST)
+        if not form.is_valid():
+            return _queue_page(request, campaign, error=form.error_text(), status=400)
+        try:
+            _record(request, campaign, form)
+        except GradeRefused as refusal:
+            return _queue_page(request, campaign, error=refusal.message, status=refusal.status)
+        return redirect("annotate:judge", slug=campaign.slug)
+    return _queue_page(request, campaign)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def judge_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    """One item the rater already graded or skipped (or holds): see it and change the grade."""
+    campaign = campaign_rated_by(request.user, slug)
+    item = item_seen_by(campaign=campaign, rater=request.user, item_id=item_id)
+    back_to = "history" if request.GET.get("next") == "history" else "judge"
+    if request.method == "POST":
+        data = request.POST.copy()
+        data["item"] = str(item.pk)  # the URL names the item; a posted id cannot redirect it
+        form = JudgeForm(data)
+        if not form.is_valid():
+            return _item_page(request, campaign, item, back_to, error=form.error_text(), status=400)
+        try:
+            result = _record(request, campaign, form)
+        except GradeRefused as refusal:
+            return _item_page(
+                request, campaign, item, back_to, error=refusal.message, status=refusal.status
+            )
+        if result == "changed":
+            messages.success(request, "Your grade was changed; the earlier one is kept.")
+        return redirect(_back_url(campaign, back_to))
+    return _item_page(request, campaign, item, back_to)
+
+
+@login_required
+@require_http_methods(["GET"])
+def judge_history(request: HttpRequest, slug: str) -> HttpResponse:
+    """The rater's own grades, latest first, each with its earlier values and a way to change."""
+    campaign = campaign_rated_by(request.user, slug)
+    grades = Paginator(rater_history(campaign=campaign, rater=request.user), HISTORY_PAGE_SIZE)
+    page = grades.get_page(request.GET.get("page"))
+    for grade in page.object_list:
+        grade.shown = item_payload(grade.pool_item)  # what the rater may see of it, as judged
+    context = {
+        "campaign": campaign,
+        "page": page,
+        "progress": rater_progress(rater=request.user, campaign=campaign),
+    }
+    return render(request, "annotate/judge_history.html", context)
+
+
+def _record(request: HttpRequest, campaign: Campaign, form: JudgeForm) -> str:
+    data = form.cleaned_data
+    return judgment_record(
+        rater=request.user,
+        campaign=campaign,
+        item_id=data["item"],
+        action=data["action"],
+        label_id=data.get("label"),
+        comment=data.get("comment") or "",
+        seconds=data.get("seconds"),
+    )
+
+
+def _item_url(campaign: Campaign, item_id: int) -> str:
+    return reverse("annotate:judge_item", kwargs={"slug": campaign.slug, "item_id": item_id})
+
+
+def _back_url(campaign: Campaign, back_to: str) -> str:
+    name = "annotate:judge_history" if back_to == "history" else "annotate:judge"
+    return reverse(name, kwargs={"slug": campaign.slug})
+
+
+def _queue_page(
+    request: HttpRequest, campaign: Campaign, *, error: str = "", status: int = 200
+) -> HttpResponse:
+    items, state = judge_state(rater=request.user, campaign=campaign, progress=True)
+    if not items:
+        context = {"campaign": campaign, "progress": state["progress"], "error": error}
+        context["overall"] = state["campaign"]
+        return render(request, "annotate/judge_done.html", context, status=status)
+    current = items[0]
+    back_id = last_touched_item_id(campaign=campaign, rater=request.user)
+    slug = {"slug": campaign.slug}
+    context = _screen_context(request, campaign, current, state, error=error)
+    context.update(
+        mode="queue",
+        left_in_query=sum(1 for item in items if item.query_id == current.query_id),
+        back_url=_item_url(campaign, back_id) if back_id else "",
+        form_action=reverse("annotate:judge", kwargs=slug),
+        js_state={
+            **state,
+            "urls": {
+                "api": reverse("annotate:judge_api", kwargs=slug),
+                "queue": reverse("annotate:judge_api_queue", kwargs=slug),
+                "progress": reverse("annotate:judge_api_progress", kwargs=slug),
+                "done": reverse("annotate:judge", kwargs=slug),
+            },
+            # Grades waiting to be sent survive a reload in this browser, per rater.
+            "storageKey": f"judge-outbox:{campaign.slug}:{request.user.pk}",
+        },
+    )
+    return render(request, "annotate/judge.html", context, status=status)
+
+
+def _item_page(
+    request: HttpRequest,
+    campaign: Campaign,
+    item: PoolItem,
+    back_to: str,
+    *,
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    state = {
+        "progress": rater_progress(rater=request.user, campaign=campaign),
+        "campaign": campaign_progress(campaign),
+    }
+    grade = grade_of(rater=request.user, item=item)
+    context = _screen_context(request, campaign, item, state, error=error)
+    item_url = _item_url(campaign, item.pk)
+    context.update(
+        mode="change",
+        grade=grade,
+        skipped=grade is None and is_skipped(rater=request.user, item=item),
+        back_url=_back_url(campaign, back_to),
+        back_to=back_to,
+        form_action=f"{item_url}?next={back_to}" if back_to == "history" else item_url,
+        js_state=None,
+    )
+    return render(request, "annotate/judge.html", context, status=status)
+
+
+def _screen_context(
+    request: HttpRequest, campaign: Campaign, item: PoolItem, state: dict, *, error: str
+) -> dict:
+    progress = state["progress"]
+    return {
+        "campaign": campaign,
+        "item": item_payload(item),
+        "labels": label_keys(campaign),
+        "progress": progress,
+        "overall": state["campaign"],
+        "guidelines": render_markdown(campaign.guidelines),
+        # New raters read the guidelines first; later they stay folded away.
+        "guidelines_open": progress["done"] == 0,
+        "shown_at": f"{time.time():.3f}",
+        "error": error,
+        "skip_action": ACTION_SKIP,
+    }
