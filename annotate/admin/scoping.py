@@ -45,6 +45,8 @@ CAMPAIGN_PATHS: dict[type[models.Model], str] = {
     m.Comparison: "campaign",
     m.SxsTask: "comparison__campaign",
     m.Verdict: "task__comparison__campaign",
+    m.TaskLease: "task__comparison__campaign",
+    m.VerdictChange: "verdict__task__comparison__campaign",
 }
 
 

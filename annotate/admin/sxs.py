@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.http import HttpRequest
 
 from annotate import models as m
-from annotate.admin.scoping import ScopedAdmin, ScopedRelatedFilter, count_of, via
+from annotate.admin.scoping import (
+    ScopedAdmin,
+    ScopedPermissions,
+    ScopedRelatedFilter,
+    count_of,
+    via,
+)
 
 
 @admin.register(m.Comparison)
@@ -59,6 +67,20 @@ class SxsTaskAdmin(ScopedAdmin):
         return obj._verdicts
 
 
+class VerdictChangeInline(ScopedPermissions, admin.TabularInline):
+    model = m.VerdictChange
+    extra = 0
+    fields = ("value", "strength", "reason", "given_at", "replaced_at")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(m.Verdict)
 class VerdictAdmin(ScopedAdmin):
     list_display = (
@@ -88,7 +110,44 @@ class VerdictAdmin(ScopedAdmin):
     raw_id_fields = ("task", "rater")
     readonly_fields = ("created_at", "changed_at")
     date_hierarchy = "changed_at"
+    inlines = (VerdictChangeInline,)
     show_full_result_count = False
+
+    comparison = via("task__comparison", "comparison", "task__comparison__name")
+    query = via("task__query", "query", "task__query__external_id")
+
+
+@admin.register(m.VerdictChange)
+class VerdictChangeAdmin(ScopedAdmin):
+    """History is read-only, like the grades' history."""
+
+    list_display = ("query", "rater", "value", "strength", "given_at", "replaced_at")
+    list_filter = ("value",)
+    search_fields = ("verdict__rater__username", "verdict__task__query__external_id", "reason")
+    list_select_related = ("verdict__rater", "verdict__task__query")
+    raw_id_fields = ("verdict",)
+    date_hierarchy = "replaced_at"
+
+    query = via("verdict__task__query", "query", "verdict__task__query__external_id")
+    rater = via("verdict__rater", "rater", "verdict__rater__username")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(m.TaskLease)
+class TaskLeaseAdmin(ScopedAdmin):
+    """Who holds which side-by-side task now, and on which side they see the candidate."""
+
+    list_display = ("comparison", "query", "rater", "candidate_side", "expires_at", "created_at")
+    list_filter = (("task__comparison", ScopedRelatedFilter), ("rater", ScopedRelatedFilter))
+    search_fields = ("rater__username", "task__query__external_id")
+    list_select_related = ("task__comparison", "task__query", "rater")
+    raw_id_fields = ("task", "rater")
+    readonly_fields = ("created_at",)
 
     comparison = via("task__comparison", "comparison", "task__comparison__name")
     query = via("task__query", "query", "task__query__external_id")

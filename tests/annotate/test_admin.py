@@ -16,7 +16,7 @@ from annotate import models as m
 pytestmark = pytest.mark.django_db
 
 MODELS = sorted(apps.get_app_config("annotate").get_models(), key=lambda model: model.__name__)
-READ_ONLY = {m.GradeChange}  # history: shown, never written by hand
+READ_ONLY = {m.GradeChange, m.VerdictChange}  # history: shown, never written by hand
 
 
 def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
@@ -47,7 +47,13 @@ def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
         campaign=campaign, name=f"{tag}-sxs", baseline=runs[0], candidate=runs[1]
     )
     task = m.SxsTask.objects.create(comparison=comparison, query=query)
-    m.Verdict.objects.create(task=task, rater=rater, value="G", candidate_side="L", strength=2)
+    verdict = m.Verdict.objects.create(
+        task=task, rater=rater, value="G", candidate_side="L", strength=2
+    )
+    m.VerdictChange.objects.create(verdict=verdict, value="S", given_at=timezone.now())
+    m.TaskLease.objects.create(
+        task=task, rater=rater, candidate_side="R", expires_at=timezone.now() + timedelta(hours=1)
+    )
     return {"query": query, "grade": grade, "item": item, "run": runs[0], "label": good}
 
 
@@ -130,7 +136,8 @@ def test_runs_show_their_number_of_entries(admin_client, data):
 
 
 @pytest.mark.parametrize(
-    "model", [m.Campaign, m.Query, m.Grade, m.Verdict, m.RunEntry, m.PoolItem, m.Membership]
+    "model",
+    [m.Campaign, m.Query, m.Grade, m.Verdict, m.RunEntry, m.PoolItem, m.Membership, m.TaskLease],
 )
 def test_a_staff_manager_sees_only_their_campaigns_rows(staff_manager, data, model):
     response = staff_manager.get(url(model, "changelist"))
