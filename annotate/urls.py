@@ -6,6 +6,9 @@ from annotate.views import imports as import_views
 from annotate.views import judge as judge_views
 from annotate.views import judge_api as judge_api_views
 from annotate.views import pooling as pooling_views
+from annotate.views import sxs as sxs_views
+from annotate.views import sxs_api as sxs_api_views
+from annotate.views import sxs_manage as sxs_manage_views
 
 app_name = "annotate"
 
@@ -45,4 +48,42 @@ urlpatterns = [
     path("judge/<slug:slug>/api/queue/", judge_api_views.queue, name="judge_api_queue"),
     path("judge/<slug:slug>/api/judgments/", judge_api_views.judgments, name="judge_api"),
     path("judge/<slug:slug>/api/progress/", judge_api_views.progress, name="judge_api_progress"),
+    # Side-by-side comparisons (issue 5): the manager's pages, then the rater's.
+    path(
+        "campaigns/<slug:slug>/comparisons/", sxs_manage_views.comparisons, name="sxs_comparisons"
+    ),
+    path(
+        "campaigns/<slug:slug>/comparisons/<int:comparison_id>/",
+        sxs_manage_views.report,
+        name="sxs_report",
+    ),
+    path(
+        "campaigns/<slug:slug>/comparisons/<int:comparison_id>/report.csv",
+        sxs_manage_views.report_csv,
+        name="sxs_report_csv",
+    ),
+    path(
+        "campaigns/<slug:slug>/comparisons/<int:comparison_id>/queries.csv",
+        sxs_manage_views.queries_csv,
+        name="sxs_queries_csv",
+    ),
+    path(
+        "campaigns/<slug:slug>/comparisons/<int:comparison_id>/queries/<int:query_id>/",
+        sxs_manage_views.query_lists,
+        name="sxs_query",
+    ),
+    path("sxs/<slug:slug>/<int:comparison_id>/", sxs_views.sxs_queue_view, name="sxs"),
+    path(
+        "sxs/<slug:slug>/<int:comparison_id>/task/<int:task_id>/",
+        sxs_views.sxs_task_view,
+        name="sxs_task",
+    ),
+    path(
+        "sxs/<slug:slug>/<int:comparison_id>/api/queue/",
+        sxs_api_views.queue,
+        name="sxs_api_queue",
+    ),
+    path(
+        "sxs/<slug:slug>/<int:comparison_id>/api/verdicts/", sxs_api_views.verdicts, name="sxs_api"
+    ),
 ]

@@ -1,0 +1,126 @@
+"""Forms of side-by-side judging: setting up a comparison, and a rater's verdict (from a plain
+HTML post or from sxs.js's JSON). They only read and check input; the writes are services."""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+from django import forms
+
+from annotate.models import Campaign, ComparisonUnit, Run
+from annotate.selectors_sxs import CHOICES
+
+MAX_SECONDS = 24 * 3600
+QUERIES_ALL = "all"
+QUERIES_SAMPLE = "sample"
+
+
+class RunChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, run: Run) -> str:
+        return f"{run.name} (system {run.system.name})"
+
+
+class ComparisonForm(forms.Form):
+    name = forms.CharField(max_length=200, help_text="For managers only; raters never see it.")
+    baseline = RunChoiceField(queryset=Run.objects.none(), label="Baseline run (A, in production)")
+    candidate = RunChoiceField(queryset=Run.objects.none(), label="Candidate run (B)")
+    unit = forms.ChoiceField(
+        choices=ComparisonUnit.choices,
+        initial=ComparisonUnit.LIST,
+        help_text="Per position follows seed 002's ⟨query, doc⟩ table: one task per rank.",
+    )
+    queries = forms.ChoiceField(
+        choices=[(QUERIES_ALL, "All queries"), (QUERIES_SAMPLE, "A random sample")],
+        initial=QUERIES_ALL,
+        widget=forms.RadioSelect,
+        label="Queries",
+    )
+    sample_size = forms.IntegerField(
+        min_value=1, required=False, label="Sample size", help_text="Only for a random sample."
+    )
+    depth = forms.IntegerField(min_value=1, max_value=100, initial=10, label="Results per side")
+    raters_per_task = forms.IntegerField(
+        min_value=1, max_value=50, initial=1, label="Raters per task"
+    )
+    min_gsb = forms.FloatField(
+        min_value=-1, max_value=0.99, initial=0.0, label="Minimum GSB (the bar)",
+        help_text="The candidate launches only when GSB is clearly above this.",
+    )  # fmt: skip
+    confidence = forms.FloatField(
+        min_value=0.5, max_value=0.999, initial=0.95, label="Confidence level"
+    )
+    min_queries = forms.IntegerField(min_value=0, initial=30, label="Minimum number of queries")
+    seed = forms.IntegerField(
+        min_value=0, max_value=2**62, label="Seed",
+        help_text="Draws the sample and the bootstrap; the same seed gives the same sample.",
+    )  # fmt: skip
+
+    def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        runs = Run.objects.filter(campaign=campaign).select_related("system").order_by("name")
+        self.fields["baseline"].queryset = runs
+        self.fields["candidate"].queryset = runs
+        if not self.is_bound:
+            self.initial.setdefault("seed", secrets.randbelow(2**31))
+        self.fields["sample_size"].widget.attrs["max"] = campaign.queries.count()
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        if self.campaign.comparisons.filter(name=name).exists():
+            raise forms.ValidationError(f"This campaign already has a comparison named “{name}”.")
+        return name
+
+    def clean(self) -> dict:
+        data = super().clean()
+        baseline, candidate = data.get("baseline"), data.get("candidate")
+        if baseline and candidate and baseline == candidate:
+            self.add_error(
+                "candidate", "Choose two different runs: the baseline and the candidate."
+            )
+        if data.get("queries") == QUERIES_SAMPLE:
+            size = data.get("sample_size")
+            available = self.campaign.queries.count()
+            if size is None and "sample_size" not in self.errors:
+                self.add_error("sample_size", "How many queries should the sample have?")
+            elif size is not None and size > available:
+                self.add_error(
+                    "sample_size", f"The campaign has only {available} queries to sample from."
+                )
+        else:
+            data["sample_size"] = None
+        return data
+
+
+class VerdictForm(forms.Form):
+    task = forms.IntegerField(min_value=1, error_messages={"required": "Which task?"})
+    chosen = forms.ChoiceField(
+        choices=[(c, c) for c in CHOICES],
+        error_messages={
+            "required": "Choose Left better, About the same or Right better.",
+            "invalid_choice": "Choose Left better, About the same or Right better.",
+        },
+    )
+    strength = forms.TypedChoiceField(
+        choices=[("", "none"), ("1", "slightly"), ("2", "clearly"), ("3", "much")],
+        coerce=int,
+        empty_value=None,
+        required=False,
+        error_messages={"invalid_choice": "The strength must be 1, 2 or 3."},
+    )
+    reason = forms.CharField(max_length=2000, required=False)
+    # sxs.js measures the time on the client; without JavaScript the page carries the time it
+    # was rendered and the time taken is counted on the server.
+    seconds = forms.FloatField(min_value=0, max_value=MAX_SECONDS, required=False)
+    shown_at = forms.FloatField(required=False)
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if data.get("seconds") is None and data.get("shown_at") is not None:
+            taken = time.time() - data["shown_at"]
+            data["seconds"] = taken if 0 <= taken <= MAX_SECONDS else None
+        return data
+
+    def error_text(self) -> str:
+        return " ".join(str(e) for errors in self.errors.values() for e in errors)

@@ -1,0 +1,270 @@
+"""Reads behind side-by-side judging: who may see a comparison, which tasks are open, and the
+two lists of a task as a rater may see them.
+
+Blindness lives here, as for graded judging (selectors_judge.py): a task is described to a rater
+by its id, the query's text and intent, and per side the titles, URLs and snippets in the run
+order. Which side is the candidate, system and run names, ranks and scores are never put in a
+rater's payload.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.http import Http404
+
+from annotate.models import (
+    Comparison,
+    ComparisonUnit,
+    Document,
+    Side,
+    SxsTask,
+    TaskLease,
+    Verdict,
+    VerdictValue,
+)
+from annotate.ranking import run_top_k
+from annotate.selectors import User, campaign_managed_by
+from annotate.selectors_judge import campaign_rated_by, safe_link
+
+CHOICES = ("left", "same", "right")
+STRENGTH_NAMES = {1: "slightly", 2: "clearly", 3: "much"}
+
+
+def comparison_rated_by(user: User, slug: str, comparison_id: int) -> Comparison:
+    """The comparison if the user is a rater of its campaign; 404 for anyone else."""
+    campaign = campaign_rated_by(user, slug)
+    return _comparison_of(campaign, comparison_id)
+
+
+def comparison_managed_by(user: User, slug: str, comparison_id: int) -> Comparison:
+    """The comparison if the user manages its campaign; 404 for anyone else."""
+    campaign = campaign_managed_by(user, slug)
+    return _comparison_of(campaign, comparison_id)
+
+
+def _comparison_of(campaign, comparison_id: int) -> Comparison:
+    comparison = (
+        Comparison.objects.filter(campaign=campaign, pk=comparison_id)
+        .select_related("campaign", "baseline__system", "candidate__system")
+        .first()
+    )
+    if comparison is None:
+        raise Http404("No such comparison")
+    return comparison
+
+
+def rater_label(comparison: Comparison) -> str:
+    """How a rater's pages name a comparison. Never its name: managers name comparisons after
+    the systems ("prod vs bert"), and that would tell the rater who is who."""
+    number = Comparison.objects.filter(
+        campaign_id=comparison.campaign_id, pk__lte=comparison.pk
+    ).count()
+    return f"Side-by-side {number}"
+
+
+# ---- The queue -------------------------------------------------------------------------------
+
+
+def _count_of(model, *, now: datetime | None = None) -> Coalesce:
+    rows = model.objects.filter(task=OuterRef("pk"))
+    if now is not None:
+        rows = rows.filter(expires_at__gt=now)
+    counted = rows.order_by().values("task").annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def open_tasks(*, comparison: Comparison, rater: AbstractBaseUser, now: datetime) -> QuerySet:
+    """Tasks this rater has not answered and does not hold that still have a free slot:
+    verdicts plus other raters' live leases below the raters each task needs. Identical tasks
+    are never open: they count as Same without anyone's time."""
+    mine = Q(rater=rater, task=OuterRef("pk"))
+    return (
+        SxsTask.objects.filter(comparison=comparison, identical=False)
+        .exclude(Exists(Verdict.objects.filter(mine)))
+        .exclude(Exists(TaskLease.objects.filter(mine, expires_at__gt=now)))
+        .alias(counted=_count_of(Verdict), leased=_count_of(TaskLease, now=now))
+        .filter(counted__lt=Value(comparison.raters_per_task) - F("leased"))
+    )
+
+
+def task_slots_taken(
+    task_ids: list[int], *, now: datetime, exclude_rater: AbstractBaseUser
+) -> dict[int, int]:
+    """Verdicts plus live leases per task, leaving out the given rater's own."""
+    taken: dict[int, int] = dict.fromkeys(task_ids, 0)
+    verdicts = (
+        Verdict.objects.filter(task_id__in=task_ids)
+        .exclude(rater=exclude_rater)
+        .values("task_id")
+        .annotate(n=Count("pk"))
+    )
+    leases = (
+        TaskLease.objects.filter(task_id__in=task_ids, expires_at__gt=now)
+        .exclude(rater=exclude_rater)
+        .values("task_id")
+        .annotate(n=Count("pk"))
+    )
+    for row in (*verdicts, *leases):
+        taken[row["task_id"]] += row["n"]
+    return taken
+
+
+def comparison_progress(comparison: Comparison) -> dict[str, int]:
+    """Verdicts given out of the verdicts the comparison needs (identical tasks need none)."""
+    tasks = comparison.tasks.aggregate(
+        rated=Count("pk", filter=Q(identical=False)),
+        identical=Count("pk", filter=Q(identical=True)),
+    )
+    counted = Verdict.objects.filter(task__comparison=comparison).count()
+    needed = tasks["rated"] * comparison.raters_per_task
+    return {"counted": min(counted, needed), "needed": needed, "identical": tasks["identical"]}
+
+
+def rater_sxs_progress(*, rater: AbstractBaseUser, comparison: Comparison, now: datetime) -> dict:
+    """The rater's own verdicts, and what is left that they could still take."""
+    done = Verdict.objects.filter(task__comparison=comparison, rater=rater).count()
+    held = TaskLease.objects.filter(
+        task__comparison=comparison, rater=rater, expires_at__gt=now
+    ).count()
+    left = open_tasks(comparison=comparison, rater=rater, now=now).count() + held
+    return {"done": done, "left": left, "assigned": done + left}
+
+
+# ---- What a rater sees ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TaskLists:
+    """A task's two lists as document ids in the run order (at most `depth` each)."""
+
+    baseline: list[int]
+    candidate: list[int]
+
+
+def task_lists(comparison: Comparison, tasks: list[SxsTask]) -> dict[int, TaskLists]:
+    """{task id: its baseline and candidate documents}, from THE run order (ranking.py).
+
+    A list task shows each run's top `depth`; a per-position task shows the document each run
+    has at that rank (none when the run's list is shorter).
+    """
+    if not tasks:
+        return {}
+    query_ids = sorted({task.query_id for task in tasks})
+    empty = np.zeros(0, dtype=np.int64)
+    base = run_top_k(comparison.baseline, comparison.depth, queries=query_ids)
+    cand = run_top_k(comparison.candidate, comparison.depth, queries=query_ids)
+    out = {}
+    for task in tasks:
+        b = base.get(task.query_id, empty).tolist()
+        c = cand.get(task.query_id, empty).tolist()
+        if comparison.unit == ComparisonUnit.POSITION and task.position:
+            i = task.position - 1
+            b, c = b[i : i + 1], c[i : i + 1]
+        out[task.pk] = TaskLists(baseline=b, candidate=c)
+    return out
+
+
+def _documents(ids: set[int]) -> dict[int, Document]:
+    return Document.objects.only("title", "url", "snippet").in_bulk(ids)
+
+
+def _shown(doc: Document, pair: int) -> dict:
+    url = safe_link(doc.url)
+    return {
+        "title": doc.title or url or "(untitled document)",
+        "url": url,
+        "snippet": doc.snippet,
+        "pair": pair,  # >0: the same document is on the other side, with the same number
+    }
+
+
+def task_payloads(comparison: Comparison, held: list[tuple[SxsTask, str]]) -> list[dict]:
+    """What the rater's screen needs for each (task, candidate side), in order, and nothing
+    else: Left and Right are filled from the recorded side."""
+    lists = task_lists(comparison, [task for task, _ in held])
+    docs = _documents({d for tl in lists.values() for d in (*tl.baseline, *tl.candidate)})
+    out = []
+    for task, candidate_side in held:
+        tl = lists[task.pk]
+        left, right = (
+            (tl.candidate, tl.baseline)
+            if candidate_side == Side.LEFT
+            else (tl.baseline, tl.candidate)
+        )
+        on_right = set(right)
+        pairs = {d: i for i, d in enumerate((d for d in left if d in on_right), start=1)}
+        out.append(
+            {
+                "id": task.pk,
+                "query": task.query.text,
+                "description": task.query.description,
+                "left": [_shown(docs[d], pairs.get(d, 0)) for d in left],
+                "right": [_shown(docs[d], pairs.get(d, 0)) for d in right],
+            }
+        )
+    return out
+
+
+def chosen_side(value: str, candidate_side: str) -> str:
+    """The side the rater preferred ("left", "right" or "same") from a stored verdict: what a
+    rater may be told about their own answer (Good/Bad would give the sides away)."""
+    if value == VerdictValue.SAME:
+        return "same"
+    picked_candidate = value == VerdictValue.GOOD
+    on_left = candidate_side == Side.LEFT
+    return "left" if picked_candidate == on_left else "right"
+
+
+def task_seen_by(*, comparison: Comparison, rater: AbstractBaseUser, task_id: int) -> SxsTask:
+    """A task the rater may look at: one they hold or answered. 404 otherwise."""
+    mine = Q(leases__rater=rater) | Q(verdicts__rater=rater)
+    task = (
+        SxsTask.objects.filter(mine, comparison=comparison, pk=task_id, identical=False)
+        .select_related("query")
+        .first()
+    )
+    if task is None:
+        raise Http404("No such task")
+    return task
+
+
+def side_for(*, rater: AbstractBaseUser, task: SxsTask) -> str | None:
+    """Where the candidate is for this rater on this task: from their verdict, else their lease."""
+    side = (
+        Verdict.objects.filter(task=task, rater=rater).values_list("candidate_side", flat=True)
+    ).first()
+    if side is None:
+        side = (
+            TaskLease.objects.filter(task=task, rater=rater).values_list(
+                "candidate_side", flat=True
+            )
+        ).first()
+    return side
+
+
+def last_verdict_task_id(*, comparison: Comparison, rater: AbstractBaseUser) -> int | None:
+    """The task the rater answered last: where Back goes without JavaScript."""
+    return (
+        Verdict.objects.filter(task__comparison=comparison, rater=rater)
+        .order_by("-created_at", "-pk")
+        .values_list("task_id", flat=True)
+        .first()
+    )
+
+
+def rater_comparisons(user: User) -> list[Comparison]:
+    """Comparisons of the campaigns the user rates, with work in them for raters."""
+    from annotate.models import Role
+    from annotate.selectors import campaigns_for
+
+    return list(
+        Comparison.objects.filter(campaign__in=campaigns_for(user, role=Role.RATER))
+        .select_related("campaign")
+        .order_by("campaign__name", "pk")
+    )

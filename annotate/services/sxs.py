@@ -1,0 +1,436 @@
+"""Side-by-side comparisons: setting one up, the raters' queue of tasks, and their verdicts.
+
+The queue follows graded judging (services/queue.py): a rater leases the open tasks of one
+query at a time; every write that can change how many raters a task still needs first locks the
+task's row (skipping rows another rater is locking on PostgreSQL), so no task collects more
+verdicts than `raters_per_task`. The side the candidate is shown on is decided when the task is
+leased and stored with the lease, then copied into the verdict: the client only says which side
+it preferred, never which side is which.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from annotate.models import (
+    Campaign,
+    Comparison,
+    ComparisonUnit,
+    Role,
+    Run,
+    Side,
+    SxsTask,
+    TaskLease,
+    Verdict,
+    VerdictChange,
+    VerdictValue,
+)
+from annotate.ranking import run_top_k
+from annotate.selectors_sxs import CHOICES, open_tasks, task_slots_taken
+from annotate.services.queue import GradeRefused
+
+MAX_REASON = 2000
+
+
+class ComparisonRefused(Exception):
+    """A comparison that cannot be set up as asked; the message says why, for the manager."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class VerdictRefused(GradeRefused):
+    """A verdict that must not be stored. `status` is the HTTP status to answer with."""
+
+
+@dataclass(frozen=True)
+class VerdictOutcome:
+    verdict: Verdict
+    created: bool
+    changed: bool
+
+
+# ---- Setting up ----------------------------------------------------------------------------
+
+
+def sample_queries(query_ids: list[int], external_ids: list[str], *, size: int, seed: int):
+    """A seeded random sample of `size` queries, the same for the same seed and query set.
+
+    The queries are put in external-id order first, so the sample does not depend on database
+    ids (a campaign imported again gives the same sample)."""
+    ordered = [q for _, q in sorted(zip(external_ids, query_ids, strict=True))]
+    return sorted(random.Random(seed).sample(ordered, size))
+
+
+@transaction.atomic
+def comparison_create(
+    *,
+    campaign: Campaign,
+    name: str,
+    baseline: Run,
+    candidate: Run,
+    unit: str = ComparisonUnit.LIST,
+    depth: int = 10,
+    raters_per_task: int = 1,
+    min_gsb: float = 0.0,
+    confidence: float = 0.95,
+    min_queries: int = 30,
+    seed: int = 0,
+    sample_size: int | None = None,
+) -> Comparison:
+    """Create a comparison of `candidate` against `baseline` with its tasks.
+
+    A list task per query (all queries of the campaign, or a seeded sample of `sample_size`);
+    per position, one task per rank 1..depth at which either run has a document. A task whose
+    two sides show the same thing (the same documents in the same order; per position, the same
+    document) is marked identical: it counts as Same without taking a rater's time.
+    """
+    name = (name or "").strip()
+    _check_setup(campaign, name, baseline, candidate, unit, depth, raters_per_task, sample_size)
+    queries = list(campaign.queries.values_list("pk", "external_id"))
+    if sample_size is not None:
+        ids = sample_queries(
+            [q for q, _ in queries], [e for _, e in queries], size=sample_size, seed=seed
+        )
+    else:
+        ids = sorted(q for q, _ in queries)
+    comparison = Comparison.objects.create(
+        campaign=campaign,
+        name=name,
+        baseline=baseline,
+        candidate=candidate,
+        unit=unit,
+        depth=depth,
+        raters_per_task=raters_per_task,
+        min_gsb=min_gsb,
+        confidence=confidence,
+        min_queries=min_queries,
+        seed=seed,
+    )
+    base = run_top_k(baseline, depth, queries=ids)
+    cand = run_top_k(candidate, depth, queries=ids)
+    tasks = []
+    for query_id in ids:
+        b = base[query_id].tolist() if query_id in base else []
+        c = cand[query_id].tolist() if query_id in cand else []
+        if unit == ComparisonUnit.LIST:
+            tasks.append(SxsTask(comparison=comparison, query_id=query_id, identical=b == c))
+            continue
+        for rank in range(1, max(len(b), len(c)) + 1):
+            same = rank <= min(len(b), len(c)) and b[rank - 1] == c[rank - 1]
+            tasks.append(
+                SxsTask(comparison=comparison, query_id=query_id, position=rank, identical=same)
+            )
+    SxsTask.objects.bulk_create(tasks, batch_size=2000)
+    return comparison
+
+
+def _check_setup(campaign, name, baseline, candidate, unit, depth, raters_per_task, sample_size):
+    if not name:
+        raise ComparisonRefused("Give the comparison a name.")
+    if Comparison.objects.filter(campaign=campaign, name=name).exists():
+        raise ComparisonRefused(f"This campaign already has a comparison named “{name}”.")
+    if baseline.campaign_id != campaign.pk or candidate.campaign_id != campaign.pk:
+        raise ComparisonRefused("Both runs must belong to this campaign.")
+    if baseline.pk == candidate.pk:
+        raise ComparisonRefused("Choose two different runs: the baseline and the candidate.")
+    if unit not in ComparisonUnit.values:
+        raise ComparisonRefused(f"Unknown unit “{unit}”.")
+    if not 1 <= depth <= 100:
+        raise ComparisonRefused("Results per side must be between 1 and 100.")
+    if not 1 <= raters_per_task <= 50:
+        raise ComparisonRefused("Raters per task must be between 1 and 50.")
+    available = campaign.queries.count()
+    if available == 0:
+        raise ComparisonRefused("The campaign has no queries yet: import them first.")
+    if sample_size is not None and not 1 <= sample_size <= available:
+        raise ComparisonRefused(
+            f"The sample must have between 1 and {available} queries (the campaign has "
+            f"{available})."
+        )
+
+
+# ---- The queue -----------------------------------------------------------------------------
+
+
+def candidate_side_for(*, seed: int, rater_id: int, task_id: int) -> str:
+    """Which side the candidate is on for this rater and task: a fair coin, decided by a hash
+    of the comparison's seed, the rater and the task, so that leasing the task again shows the
+    same sides."""
+    digest = hashlib.blake2b(f"sxs:{seed}:{rater_id}:{task_id}".encode(), digest_size=8).digest()
+    return Side.LEFT if digest[0] & 1 else Side.RIGHT
+
+
+def _lease_until(comparison: Comparison, now: datetime) -> datetime:
+    return now + timedelta(minutes=comparison.campaign.lease_minutes)
+
+
+def _ensure_rater(comparison: Comparison, rater: AbstractBaseUser) -> None:
+    if not comparison.campaign.memberships.filter(user=rater, role=Role.RATER).exists():
+        raise VerdictRefused("You are not a rater of this campaign.", status=403)
+
+
+def sxs_queue(
+    *, rater: AbstractBaseUser, comparison: Comparison, look_ahead: bool = False
+) -> list[tuple[SxsTask, str]]:
+    """The tasks the rater holds, with the candidate's side for each, in the order to show
+    them; leases the next query's tasks when the rater holds none. Working renews the lease.
+
+    With look_ahead, a rater down to the last task also gets the next query now, so the client
+    already has the next task when the key is pressed.
+    """
+    _ensure_rater(comparison, rater)
+    now = timezone.now()
+    held = list(
+        TaskLease.objects.filter(rater=rater, task__comparison=comparison, expires_at__gt=now)
+        .select_related("task__query")
+        .order_by("created_at", "pk")
+    )
+    if held:
+        TaskLease.objects.filter(pk__in=[lease.pk for lease in held]).update(
+            expires_at=_lease_until(comparison, now)
+        )
+    else:
+        held = _lease_next_query(rater=rater, comparison=comparison, now=now)
+    if look_ahead and len(held) == 1:
+        held += _lease_next_query(rater=rater, comparison=comparison, now=now)
+    return _in_query_blocks(held)
+
+
+def _in_query_blocks(leases: list[TaskLease]) -> list[tuple[SxsTask, str]]:
+    # The query leased first is finished first; within a query, by position.
+    started: dict[int, datetime] = {}
+    for lease in leases:
+        q = lease.task.query_id
+        started[q] = min(started.get(q, lease.created_at), lease.created_at)
+    leases = sorted(
+        leases, key=lambda ls: (started[ls.task.query_id], ls.task.query_id, ls.task.position or 0)
+    )
+    return [(lease.task, lease.candidate_side) for lease in leases]
+
+
+def _lease_next_query(
+    *, rater: AbstractBaseUser, comparison: Comparison, now: datetime, attempts: int = 5
+) -> list[TaskLease]:
+    tried: set[int] = set()
+    for _ in range(attempts):
+        candidates = open_tasks(comparison=comparison, rater=rater, now=now)
+        first = (
+            candidates.exclude(query_id__in=tried)
+            .order_by("query_id")
+            .values_list("query_id", flat=True)
+            .first()
+        )
+        if first is None:
+            return []
+        tried.add(first)
+        leased = _lease_query(rater=rater, comparison=comparison, query_id=first, now=now)
+        if leased:
+            return leased
+    return []
+
+
+@transaction.atomic
+def _lease_query(
+    *, rater: AbstractBaseUser, comparison: Comparison, query_id: int, now: datetime
+) -> list[TaskLease]:
+    ids = list(
+        open_tasks(comparison=comparison, rater=rater, now=now)
+        .filter(query_id=query_id)
+        .values_list("pk", flat=True)
+    )
+    # Lock the rows, skipping those another rater is leasing at this very moment; then
+    # recount under the lock, since the first read may already be stale.
+    locked = list(
+        SxsTask.objects.select_for_update(skip_locked=True, of=("self",)).filter(pk__in=ids)
+    )
+    taken = task_slots_taken([task.pk for task in locked], now=now, exclude_rater=rater)
+    free = [task.pk for task in locked if taken.get(task.pk, 0) < comparison.raters_per_task]
+    expires = _lease_until(comparison, now)
+    TaskLease.objects.bulk_create(
+        [
+            TaskLease(
+                task_id=task_id,
+                rater=rater,
+                expires_at=expires,
+                candidate_side=candidate_side_for(
+                    seed=comparison.seed, rater_id=rater.pk, task_id=task_id
+                ),
+            )
+            for task_id in free
+        ],
+        # An expired lease of this rater is renewed; its recorded side never changes.
+        update_conflicts=True,
+        unique_fields=["task", "rater"],
+        update_fields=["expires_at"],
+    )
+    return list(
+        TaskLease.objects.filter(rater=rater, task_id__in=free).select_related("task__query")
+    )
+
+
+# ---- Verdicts ------------------------------------------------------------------------------
+
+
+def verdict_value(chosen: str, candidate_side: str) -> str:
+    """Good, Same or Bad for the candidate, from the side the rater preferred."""
+    if chosen == "same":
+        return VerdictValue.SAME
+    picked = Side.LEFT if chosen == "left" else Side.RIGHT
+    return VerdictValue.GOOD if picked == candidate_side else VerdictValue.BAD
+
+
+def _check_choice(chosen: str, strength) -> tuple[str, int | None]:
+    if chosen not in CHOICES:
+        raise VerdictRefused("Choose Left better, About the same or Right better.")
+    if strength in (None, ""):
+        strength = None
+    else:
+        try:
+            strength = int(strength)
+        except (TypeError, ValueError):
+            strength = 0
+        if strength not in (1, 2, 3):
+            raise VerdictRefused("The strength must be 1 (slightly), 2 (clearly) or 3 (much).")
+    # A strength says how much better one side is: it has no meaning for "about the same".
+    return chosen, None if chosen == "same" else strength
+
+
+def _lock_task(task_id: int, comparison: Comparison | None) -> SxsTask:
+    tasks = SxsTask.objects.select_for_update(of=("self",)).select_related("comparison__campaign")
+    if comparison is not None:
+        tasks = tasks.filter(comparison=comparison)
+    try:
+        return tasks.get(pk=task_id)
+    except (SxsTask.DoesNotExist, ValueError, TypeError):
+        raise VerdictRefused("This task is not part of this comparison.", status=404) from None
+
+
+class _LateVerdict(Exception):
+    """Raised inside the transaction so it rolls back; the expired lease is dropped after."""
+
+
+def verdict_submit(
+    *,
+    rater: AbstractBaseUser,
+    task_id: int,
+    chosen: str,
+    strength: int | None = None,
+    reason: str = "",
+    seconds: float | None = None,
+    comparison: Comparison | None = None,
+) -> VerdictOutcome:
+    """Store or change the rater's verdict on one task.
+
+    `chosen` is "left", "right" or "same"; it becomes Good, Bad or Same for the candidate from
+    the side recorded when the task was leased. Sending the same verdict twice stores it once.
+    A new verdict needs the rater's lease; after it expired the verdict is still taken if the
+    task needs it (otherwise 409, and the stale lease is dropped). A change keeps the earlier
+    answer in the verdict's history. With `comparison`, a task of another comparison is refused
+    as not found.
+    """
+    chosen, strength = _check_choice(chosen, strength)
+    try:
+        return _verdict_store(
+            rater=rater,
+            task_id=task_id,
+            chosen=chosen,
+            strength=strength,
+            reason=(reason or "").strip()[:MAX_REASON],
+            seconds=None if seconds is None else min(max(float(seconds), 0.0), 3600.0),
+            comparison=comparison,
+        )
+    except _LateVerdict:
+        TaskLease.objects.filter(task_id=task_id, rater=rater).delete()
+        raise VerdictRefused(
+            "Your time on this task ran out and other raters have answered it since; "
+            "your verdict was not needed. Continue with the next task.",
+            status=409,
+        ) from None
+
+
+@transaction.atomic
+def _verdict_store(
+    *,
+    rater: AbstractBaseUser,
+    task_id: int,
+    chosen: str,
+    strength: int | None,
+    reason: str,
+    seconds: float | None,
+    comparison: Comparison | None,
+) -> VerdictOutcome:
+    task = _lock_task(task_id, comparison)
+    comparison = task.comparison
+    _ensure_rater(comparison, rater)
+    if task.identical:
+        raise VerdictRefused(
+            "Both sides of this task are the same; it needs no verdict.", status=409
+        )
+    existing = Verdict.objects.filter(task=task, rater=rater).first()
+    if existing is not None:
+        value = verdict_value(chosen, existing.candidate_side)
+        return _verdict_change(existing, value, strength, reason)
+
+    lease = TaskLease.objects.filter(task=task, rater=rater).first()
+    if lease is None:
+        raise VerdictRefused("This task is not assigned to you.", status=403)
+    now = timezone.now()
+    if lease.expires_at <= now:
+        taken = task_slots_taken([task.pk], now=now, exclude_rater=rater)[task.pk]
+        if taken >= comparison.raters_per_task:
+            raise _LateVerdict
+    verdict = Verdict.objects.create(
+        task=task,
+        rater=rater,
+        value=verdict_value(chosen, lease.candidate_side),
+        candidate_side=lease.candidate_side,
+        strength=strength,
+        reason=reason,
+        seconds=seconds,
+    )
+    lease.delete()
+    # Working keeps the rest of the query leased.
+    TaskLease.objects.filter(
+        rater=rater, task__comparison=comparison, task__query_id=task.query_id
+    ).update(expires_at=_lease_until(comparison, timezone.now()))
+    return VerdictOutcome(verdict=verdict, created=True, changed=False)
+
+
+def _verdict_change(
+    verdict: Verdict, value: str, strength: int | None, reason: str
+) -> VerdictOutcome:
+    if verdict.value == value and verdict.strength == strength:
+        if reason and reason != verdict.reason:
+            verdict.reason = reason
+            verdict.save(update_fields=["reason", "changed_at"])
+        return VerdictOutcome(verdict=verdict, created=False, changed=False)
+    VerdictChange.objects.create(
+        verdict=verdict,
+        value=verdict.value,
+        strength=verdict.strength,
+        reason=verdict.reason,
+        given_at=verdict.changed_at,
+    )
+    verdict.value = value
+    verdict.strength = strength
+    verdict.reason = reason
+    verdict.save(update_fields=["value", "strength", "reason", "changed_at"])
+    return VerdictOutcome(verdict=verdict, created=False, changed=True)
+
+
+def sxs_lease_release(*, comparison: Comparison, rater: AbstractBaseUser | None = None) -> int:
+    """A manager frees the leases of a comparison (all, or one rater's); returns how many."""
+    leases = TaskLease.objects.filter(task__comparison=comparison)
+    if rater is not None:
+        leases = leases.filter(rater=rater)
+    deleted, _ = leases.delete()
+    return deleted

@@ -1,0 +1,185 @@
+"""The rater's side-by-side pages. Each works as a plain form post (post, redirect, get);
+static/js/sxs.js takes the queue page over when JavaScript runs (see sxs_api.py).
+
+Only raters of the campaign get in (404 for anyone else). The pages are blind: they name the
+comparison "Side-by-side n", never by its name, and show Left and Right only.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+
+from annotate.forms.sxs import VerdictForm
+from annotate.models import Comparison, SxsTask, Verdict
+from annotate.selectors_sxs import (
+    chosen_side,
+    comparison_rated_by,
+    last_verdict_task_id,
+    rater_label,
+    rater_sxs_progress,
+    side_for,
+    task_payloads,
+    task_seen_by,
+)
+from annotate.services.markdown import render_markdown
+from annotate.services.sxs import VerdictRefused
+from annotate.services.sxs_judging import overall_progress, sxs_record, sxs_state
+
+STRENGTHS = [(1, "Slightly"), (2, "Clearly"), (3, "Much")]
+CHOICE_WORDS = {"left": "Left better", "right": "Right better", "same": "About the same"}
+
+
+def answer_words(chosen: str, strength: int | None) -> str:
+    """A rater's own answer in the words of the buttons ("Right better (clearly)")."""
+    words = CHOICE_WORDS.get(chosen, "")
+    if strength and chosen != "same":
+        words += f" ({dict(STRENGTHS)[strength].lower()})"
+    return words
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def sxs_queue_view(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
+    """The queue: the next task the rater holds, or "All done"."""
+    comparison = comparison_rated_by(request.user, slug, comparison_id)
+    if request.method == "POST":
+        form = VerdictForm(request.POST)
+        if not form.is_valid():
+            return _queue_page(request, comparison, error=form.error_text(), status=400)
+        try:
+            _record(request, comparison, form)
+        except VerdictRefused as refusal:
+            return _queue_page(request, comparison, error=refusal.message, status=refusal.status)
+        return redirect(_queue_url(comparison))
+    return _queue_page(request, comparison)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def sxs_task_view(
+    request: HttpRequest, slug: str, comparison_id: int, task_id: int
+) -> HttpResponse:
+    """One task the rater answered (or holds): see it as it was shown, and change the verdict."""
+    comparison = comparison_rated_by(request.user, slug, comparison_id)
+    task = task_seen_by(comparison=comparison, rater=request.user, task_id=task_id)
+    if request.method == "POST":
+        data = request.POST.copy()
+        data["task"] = str(task.pk)  # the URL names the task; a posted id cannot redirect it
+        form = VerdictForm(data)
+        if not form.is_valid():
+            return _task_page(request, comparison, task, error=form.error_text(), status=400)
+        try:
+            result = _record(request, comparison, form)
+        except VerdictRefused as refusal:
+            return _task_page(
+                request, comparison, task, error=refusal.message, status=refusal.status
+            )
+        if result == "changed":
+            messages.success(request, "Your verdict was changed; the earlier one is kept.")
+        return redirect(_queue_url(comparison))
+    return _task_page(request, comparison, task)
+
+
+def _record(request: HttpRequest, comparison: Comparison, form: VerdictForm) -> str:
+    data = form.cleaned_data
+    return sxs_record(
+        rater=request.user,
+        comparison=comparison,
+        task_id=data["task"],
+        chosen=data["chosen"],
+        strength=data.get("strength"),
+        reason=data.get("reason") or "",
+        seconds=data.get("seconds"),
+    )
+
+
+def _queue_url(comparison: Comparison) -> str:
+    return reverse(
+        "annotate:sxs", kwargs={"slug": comparison.campaign.slug, "comparison_id": comparison.pk}
+    )
+
+
+def _task_url(comparison: Comparison, task_id: int) -> str:
+    kwargs = {"slug": comparison.campaign.slug, "comparison_id": comparison.pk, "task_id": task_id}
+    return reverse("annotate:sxs_task", kwargs=kwargs)
+
+
+def _base_context(request, comparison, *, error: str) -> dict:
+    return {
+        "campaign": comparison.campaign,
+        "comparison_id": comparison.pk,
+        "label": rater_label(comparison),
+        "queue_url": _queue_url(comparison),
+        "overall": overall_progress(comparison),
+        "strengths": STRENGTHS,
+        "guidelines": render_markdown(comparison.campaign.guidelines),
+        "shown_at": f"{time.time():.3f}",
+        "error": error,
+    }
+
+
+def _queue_page(
+    request: HttpRequest, comparison: Comparison, *, error: str = "", status: int = 200
+) -> HttpResponse:
+    held, state = sxs_state(rater=request.user, comparison=comparison)
+    context = _base_context(request, comparison, error=error)
+    context["progress"] = state["progress"]
+    if not held:
+        return render(request, "annotate/sxs_done.html", context, status=status)
+    back_id = last_verdict_task_id(comparison=comparison, rater=request.user)
+    slug, pk = comparison.campaign.slug, comparison.pk
+    context.update(
+        mode="queue",
+        task=state["tasks"][0],
+        back_url=_task_url(comparison, back_id) if back_id else "",
+        form_action=_queue_url(comparison),
+        guidelines_open=state["progress"]["done"] == 0,
+        js_state={
+            **state,
+            "urls": {
+                "api": reverse("annotate:sxs_api", kwargs={"slug": slug, "comparison_id": pk}),
+                "queue": reverse(
+                    "annotate:sxs_api_queue", kwargs={"slug": slug, "comparison_id": pk}
+                ),
+                "done": _queue_url(comparison),
+            },
+            # Verdicts waiting to be sent survive a reload in this browser, per rater.
+            "storageKey": f"sxs-outbox:{slug}:{pk}:{request.user.pk}",
+        },
+    )
+    return render(request, "annotate/sxs_judge.html", context, status=status)
+
+
+def _task_page(
+    request: HttpRequest,
+    comparison: Comparison,
+    task: SxsTask,
+    *,
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    side = side_for(rater=request.user, task=task)
+    verdict = Verdict.objects.filter(task=task, rater=request.user).first()
+    chosen = chosen_side(verdict.value, verdict.candidate_side) if verdict else ""
+    context = _base_context(request, comparison, error=error)
+    context.update(
+        mode="change",
+        task=task_payloads(comparison, [(task, side)])[0],
+        verdict=verdict,
+        chosen=chosen,
+        answer_text=answer_words(chosen, verdict.strength if verdict else None),
+        progress=rater_sxs_progress(rater=request.user, comparison=comparison, now=timezone.now()),
+        back_url=_queue_url(comparison),
+        form_action=_task_url(comparison, task.pk),
+        guidelines_open=False,
+        js_state=None,
+    )
+    return render(request, "annotate/sxs_judge.html", context, status=status)

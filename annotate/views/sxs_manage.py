@@ -1,0 +1,163 @@
+"""Manager pages of side-by-side comparisons: set one up, read its report, download the numbers,
+and look at one query's two lists with the systems named. Managers of the campaign only (404 for
+anyone else). Every figure comes from selectors_sxs_report (which calls metrics.core.stats)."""
+
+from __future__ import annotations
+
+import csv
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.text import slugify
+from django.views.decorators.http import require_http_methods
+
+from annotate.forms.sxs import ComparisonForm
+from annotate.models import Comparison, Query
+from annotate.selectors import campaign_managed_by
+from annotate.selectors_sxs import comparison_managed_by, comparison_progress
+from annotate.selectors_sxs_report import (
+    comparison_report,
+    decision_text,
+    manager_query_view,
+    report_summary_rows,
+    sorted_rows,
+)
+from annotate.services.sxs import ComparisonRefused, comparison_create
+from annotate.sxs_chart import strength_svg, verdict_bar_svg
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def comparisons(request: HttpRequest, slug: str) -> HttpResponse:
+    """The campaign's comparisons, and the form to set up a new one."""
+    campaign = campaign_managed_by(request.user, slug)
+    status = 200
+    if request.method == "POST":
+        form = ComparisonForm(request.POST, campaign=campaign)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                comparison = comparison_create(
+                    campaign=campaign,
+                    name=data["name"],
+                    baseline=data["baseline"],
+                    candidate=data["candidate"],
+                    unit=data["unit"],
+                    depth=data["depth"],
+                    raters_per_task=data["raters_per_task"],
+                    min_gsb=data["min_gsb"],
+                    confidence=data["confidence"],
+                    min_queries=data["min_queries"],
+                    seed=data["seed"],
+                    sample_size=data["sample_size"],
+                )
+            except ComparisonRefused as refused:
+                form.add_error(None, refused.message)
+            else:
+                progress = comparison_progress(comparison)
+                messages.success(
+                    request,
+                    f"Comparison “{comparison.name}” is set up: {comparison.tasks.count()} tasks, "
+                    f"{progress['identical']} of them identical (counted as Same).",
+                )
+                return redirect("annotate:sxs_report", slug=slug, comparison_id=comparison.pk)
+        status = 400
+    else:
+        form = ComparisonForm(campaign=campaign)
+    rows = [
+        {"comparison": c, "progress": comparison_progress(c)}
+        for c in campaign.comparisons.select_related("baseline", "candidate").order_by("-pk")
+    ]
+    context = {"campaign": campaign, "form": form, "rows": rows}
+    return render(request, "annotate/sxs_comparisons.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["GET"])
+def report(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
+    comparison = comparison_managed_by(request.user, slug, comparison_id)
+    data = comparison_report(comparison)
+    rows, sort = sorted_rows(data.rows, request.GET.get("sort", "query"))
+    result = data.result
+    context = {
+        "campaign": comparison.campaign,
+        "comparison": comparison,
+        "report": data,
+        "result": result,
+        "rows": rows,
+        "sort": sort,
+        "decision": decision_text(result) if result else None,
+        "confidence_pct": f"{comparison.confidence * 100:g}",
+    }
+    if result:
+        same_identical = result.identical_verdicts
+        context["bar_svg"] = verdict_bar_svg(
+            good=result.good,
+            same_rated=result.same - same_identical,
+            same_identical=same_identical,
+            bad=result.bad,
+        )
+        if result.strength_distribution:
+            context["strength_svg"] = strength_svg(result.strength_distribution)
+            context["strength_rows"] = sorted(result.strength_distribution.items())
+    return render(request, "annotate/sxs_report.html", context)
+
+
+def _csv_response(filename: str, rows) -> HttpResponse:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    writer = csv.writer(response)
+    for row in rows:
+        writer.writerow(row)
+    return response
+
+
+def _stem(comparison: Comparison) -> str:
+    return f"{comparison.campaign.slug}-{slugify(comparison.name) or comparison.pk}"
+
+
+@login_required
+@require_http_methods(["GET"])
+def report_csv(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
+    """The report's figures as `measure,value` lines."""
+    comparison = comparison_managed_by(request.user, slug, comparison_id)
+    data = comparison_report(comparison)
+    rows = [("measure", "value"), *report_summary_rows(data)]
+    return _csv_response(f"{_stem(comparison)}-gsb.csv", rows)
+
+
+@login_required
+@require_http_methods(["GET"])
+def queries_csv(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
+    """The per-query table: counts, y = G − B, the majority and the reasons."""
+    comparison = comparison_managed_by(request.user, slug, comparison_id)
+    rows, _ = sorted_rows(comparison_report(comparison).rows, "query")
+    header = ("query", "text", "tasks", "verdicts", "good", "same", "bad", "identical_same", "y")
+    lines = [(*header, "majority", "reasons")]
+    for r in rows:
+        reasons = " | ".join(f"{x.rater} ({x.value}): {x.reason}" for x in r.reasons)
+        lines.append(
+            (r.external_id, r.text, r.tasks, r.verdicts, r.good, r.same, r.bad,
+             r.identical_same, r.y, r.majority, reasons)
+        )  # fmt: skip
+    return _csv_response(f"{_stem(comparison)}-queries.csv", lines)
+
+
+@login_required
+@require_http_methods(["GET"])
+def query_lists(request: HttpRequest, slug: str, comparison_id: int, query_id: int) -> HttpResponse:
+    """Both lists of one query as the manager may see them: A and B named, with ranks, scores
+    and every verdict given on the query."""
+    comparison = comparison_managed_by(request.user, slug, comparison_id)
+    query = Query.objects.filter(campaign=comparison.campaign, pk=query_id).first()
+    if query is None or not comparison.tasks.filter(query=query).exists():
+        raise Http404("No such query in this comparison")
+    context = {
+        "campaign": comparison.campaign,
+        "comparison": comparison,
+        "query": query,
+        **manager_query_view(comparison, query),
+    }
+    return render(request, "annotate/sxs_query.html", context)
