@@ -395,7 +395,7 @@ def _loads(loads: tuple[float, float, float]) -> str:
     return ", ".join(f"{x:.2f}" for x in loads)
 
 
-def wait_for_quiet(max_seconds: float, threshold: float = 0.5) -> None:
+def wait_for_quiet(max_seconds: float, threshold: float) -> None:
     """On a shared machine, other jobs inflate wall times: give them a chance to finish."""
     deadline = time.monotonic() + max_seconds
     while os.getloadavg()[0] >= threshold and time.monotonic() < deadline:
@@ -542,8 +542,9 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         default=0.0,
         metavar="SECONDS",
-        help="first wait (up to SECONDS) for the 1-minute load average to drop below 0.5",
+        help="first wait (up to SECONDS) for the 1-minute load average to drop below --quiet-below",
     )
+    parser.add_argument("--quiet-below", type=float, default=1.0, metavar="LOAD")
     parser.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
     parser.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -576,7 +577,7 @@ def main(argv: list[str] | None = None) -> int:
     pytrec_cmd = [sys.executable, str(PYTREC_SCRIPT), str(qrels), str(run)]
 
     if args.wait_quiet:
-        wait_for_quiet(args.wait_quiet)
+        wait_for_quiet(args.wait_quiet, args.quiet_below)
     load_before = os.getloadavg()
     timings: list[Timing] = []
 
