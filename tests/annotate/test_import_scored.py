@@ -129,3 +129,13 @@ def test_an_existing_run_name_is_an_error(campaign, tmp_path):
     with pytest.raises(ImportFailed, match="run 'r' already exists"):
         import_scored(campaign=campaign, file=write(tmp_path, "s", SCORED), name="r")
     assert counts() == before
+
+
+def test_it_works_where_the_database_cannot_return_new_keys(campaign, tmp_path, monkeypatch):
+    from django.db import connection
+
+    monkeypatch.setattr(type(connection.features), "can_return_rows_from_bulk_insert", False)
+    summary = import_scored(campaign=campaign, file=write(tmp_path, "s", SCORED), name="r")
+    assert (summary.created, summary.queries_created, summary.placeholders) == (6, 1, 6)
+    entry = RunEntry.objects.get(document__external_id=scored_document_id("q2", 5))
+    assert (entry.query.external_id, entry.rank, entry.score) == ("q2", 2, 0.7)

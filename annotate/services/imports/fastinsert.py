@@ -62,15 +62,7 @@ def insert_placeholders(campaign_id: int, ext_ids: Sequence[str]) -> dict[str, i
         docs = [
             Document(campaign_id=campaign_id, external_id=e, is_placeholder=True) for e in ext_ids
         ]
-        Document.objects.bulk_create(docs)
-        lookup = Document.objects.filter(campaign_id=campaign_id)
-        return {
-            ext: pk
-            for start in range(0, len(ext_ids), _LOOKUP_CHUNK)
-            for ext, pk in lookup.filter(
-                external_id__in=ext_ids[start : start + _LOOKUP_CHUNK]
-            ).values_list("external_id", "pk")
-        }
+        return create_keyed(Document, docs)
     template = defaults(Document, campaign_id=campaign_id, external_id="", is_placeholder=True)
     quote = connection.ops.quote_name
     columns = ", ".join(quote(c) for c in template)
@@ -89,3 +81,23 @@ def insert_placeholders(campaign_id: int, ext_ids: Sequence[str]) -> dict[str, i
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, ids])
         return dict(cursor.fetchall())
+
+
+def create_keyed(model: type[models.Model], objs: list[models.Model]) -> dict[str, int]:
+    """``bulk_create`` objects that have a campaign and an external id; return external id ->
+    primary key. The keys come back from the insert on PostgreSQL and SQLite 3.35+, and are
+    looked up otherwise."""
+    created = model.objects.bulk_create(objs)
+    if connection.features.can_return_rows_from_bulk_insert:
+        return {obj.external_id: obj.pk for obj in created}
+    if not objs:
+        return {}
+    ext_ids = [obj.external_id for obj in objs]
+    lookup = model.objects.filter(campaign_id=objs[0].campaign_id)
+    return {
+        ext: pk
+        for start in range(0, len(ext_ids), _LOOKUP_CHUNK)
+        for ext, pk in lookup.filter(
+            external_id__in=ext_ids[start : start + _LOOKUP_CHUNK]
+        ).values_list("external_id", "pk")
+    }

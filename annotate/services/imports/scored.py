@@ -29,7 +29,7 @@ from annotate.services.imports.common import (
     insert_batch,
     query_map,
 )
-from annotate.services.imports.fastinsert import insert_rows
+from annotate.services.imports.fastinsert import create_keyed, insert_rows
 from annotate.services.imports.qrels import LABEL_COLUMNS, GradeCheck, open_source
 from annotate.services.imports.runs import ENTRY_COLUMNS, open_run
 
@@ -136,8 +136,7 @@ def _write(campaign, run, source, rows, qmap, doc_map, summary: ImportSummary) -
         for qid in dict.fromkeys(r.qid for r in rows)
         if qid not in qmap
     ]
-    for query in Query.objects.bulk_create(new_queries):
-        qmap[query.external_id] = query.pk
+    qmap.update(create_keyed(Query, new_queries))
     summary.queries_created += len(new_queries)
     # Placeholders, as the lines have no content, but with a title that says where they are from.
     new_docs = [
@@ -151,8 +150,7 @@ def _write(campaign, run, source, rows, qmap, doc_map, summary: ImportSummary) -
         for r in rows
         if r.docno not in doc_map
     ]
-    for doc in Document.objects.bulk_create(new_docs):
-        doc_map[doc.external_id] = doc.pk
+    doc_map.update(create_keyed(Document, new_docs))
     summary.placeholders += len(new_docs)
     entries, labels = [], []
     for r in rows:
