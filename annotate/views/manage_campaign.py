@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -37,9 +38,13 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
         raise PermissionDenied("Only staff users may create campaigns.")
     form = CampaignCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        campaign = campaign_open(created_by=request.user, **form.cleaned_data)
-        messages.success(request, f"Campaign “{campaign.name}” created; you manage it.")
-        return redirect(campaign)
+        try:
+            campaign = campaign_open(created_by=request.user, **form.cleaned_data)
+        except IntegrityError:  # the same slug taken a moment ago by someone else
+            form.add_error("slug", "A campaign with this slug already exists.")
+        else:
+            messages.success(request, f"Campaign “{campaign.name}” created; you manage it.")
+            return redirect(campaign)
     status = 400 if form.is_bound else 200
     return render(request, "annotate/manage_campaign_new.html", {"form": form}, status=status)
 

@@ -137,3 +137,18 @@ def test_settings_refuse_bad_numbers_without_saving(personas):
     response = client.post(_settings_url(personas), NEW | {"overlap": "-1", "name": "Changed"})
     assert response.status_code == 400
     assert Campaign.objects.get(pk=personas.campaign.pk).name == "Campaign A"
+
+
+def test_a_slug_taken_at_the_last_moment_is_a_form_error(staff, monkeypatch):
+    from django.db import IntegrityError
+
+    from annotate.views import manage_campaign
+
+    def taken(**kwargs):
+        raise IntegrityError("duplicate key value violates unique constraint")
+
+    monkeypatch.setattr(manage_campaign, "campaign_open", taken)
+    _, client = staff
+    response = client.post(reverse("annotate:manage_new"), NEW)
+    assert response.status_code == 400
+    assert "already exists" in response.content.decode()
