@@ -287,16 +287,22 @@ def _fresh_repeated(
         return extra | {"peak_after_eval_mib": peak_eval}, [first_eval], value
     loads: list[float] = []
     times: list[float] = []
+    cpus: list[float] = []
     for _ in range(repeat):
         del data  # free the previous copy before building the next: peak memory stays honest
         elapsed, data = _timed(load)
         loads.append(elapsed)
+        cpu = time.process_time()
         elapsed, value = _timed(lambda d=data: evaluate(d))
+        # CPU of every thread of the process: steadier than wall time on a busy machine, but
+        # it counts a multi-threaded tool's (ranx's numba) cores twice: for reading only.
+        cpus.append(time.process_time() - cpu)
         times.append(elapsed)
     extra = {
         "load_best_s": min(loads, default=first_load),
         "warmup_load_s": first_load,
         "warmup_eval_s": first_eval,
+        "eval_cpu_best_s": min(cpus),
         # Peaks in the warm-up, before and after evaluating: which step needs the memory.
         "peak_after_load_mib": peak_load,
         "peak_after_eval_mib": peak_eval,
