@@ -175,3 +175,21 @@ def test_placeholders_work_where_the_database_cannot_return_new_keys(
     summary = import_run(campaign=campaign, file=write(tmp_path, "r", RUN))
     assert summary.placeholders == 2
     assert entries(Run.objects.get(name="bm25"))[1] == ("q1", "d7", 2, 11.0)
+
+
+def test_a_concurrent_write_of_the_same_rows_is_reported_not_raised(
+    campaign, tmp_path, monkeypatch
+):
+    """Another import created the same placeholder meanwhile: the unique constraint refuses it."""
+    from annotate.services.imports import common
+
+    def racing_insert(campaign_id, ext_ids):
+        Document.objects.create(campaign_id=campaign_id, external_id="d1")  # already there
+        return {}
+
+    monkeypatch.setattr(common, "insert_placeholders", racing_insert)
+    before = counts()
+    with pytest.raises(ImportFailed) as caught:
+        import_run(campaign=campaign, file=write(tmp_path, "r", RUN), filename="r")
+    assert str(caught.value).startswith("r: the campaign changed while this file was imported")
+    assert counts() == before

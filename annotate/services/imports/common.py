@@ -12,6 +12,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -293,6 +294,23 @@ def create_placeholders(campaign: Campaign, doc_map: dict[str, int], ext_ids: It
     if missing:
         doc_map.update(insert_placeholders(campaign.pk, missing))
     return len(missing)
+
+
+@contextmanager
+def atomic_import(path: str) -> Iterator[None]:
+    """The import's one transaction. A unique constraint that fails outside the checks that
+    name a line means another import wrote the same rows meanwhile; report it like a bad file
+    (nothing was written) rather than as a crash."""
+    try:
+        with transaction.atomic():
+            yield
+    except IntegrityError:
+        raise ImportFailed(
+            path,
+            None,
+            "the campaign changed while this file was imported (another import at the same "
+            "time?); nothing was imported, try again",
+        ) from None
 
 
 def insert_batch(

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from django.db import transaction
 
 from annotate.models import Campaign, Document
 from annotate.services.imports.common import (
@@ -23,6 +22,7 @@ from annotate.services.imports.common import (
     ImportSummary,
     LineSource,
     Progress,
+    atomic_import,
     detect_format,
     display_name,
     document_map,
@@ -134,7 +134,7 @@ def import_documents(
     fields = Fields(path)
     with (
         LineSource(file, path=path, progress=progress, keep_ends=True) as source,
-        transaction.atomic(),
+        atomic_import(path),
     ):
         first, lines = peek(iter(source))
         fmt = fmt or detect_format(path, first, DOCUMENT_FORMATS)

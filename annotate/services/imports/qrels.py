@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import transaction
-
 from annotate.models import Campaign, LabelSource, SourceKind, SourceLabel
 from annotate.services.imports.common import (
     BATCH_SIZE,
@@ -16,6 +14,7 @@ from annotate.services.imports.common import (
     ImportSummary,
     LineSource,
     Progress,
+    atomic_import,
     create_placeholders,
     display_name,
     document_map,
@@ -119,7 +118,7 @@ def import_qrels(
     path = display_name(file, name)
     fields = Fields(path)
     summary = ImportSummary(kind="qrels", path=path, noun="labels")
-    with LineSource(file, path=path, progress=progress) as lines, transaction.atomic():
+    with LineSource(file, path=path, progress=progress) as lines, atomic_import(path):
         check = GradeCheck(campaign, strict=strict_scale, fields=fields)
         params = {"file": path, "any_grade": not strict_scale}
         source = open_source(

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from django.db import transaction
-
 from annotate.models import Campaign, Query
 from annotate.services.imports.common import (
     BATCH_SIZE,
@@ -17,6 +15,7 @@ from annotate.services.imports.common import (
     ImportSummary,
     LineSource,
     Progress,
+    atomic_import,
     detect_format,
     display_name,
     json_object,
@@ -90,7 +89,7 @@ def import_queries(
     path = display_name(file, name)
     summary = ImportSummary(kind="queries", path=path, noun="queries")
     fields = Fields(path)
-    with LineSource(file, path=path, progress=progress) as source, transaction.atomic():
+    with LineSource(file, path=path, progress=progress) as source, atomic_import(path):
         first, lines = peek(iter(source))
         fmt = fmt or detect_format(path, first, QUERY_FORMATS)
         if fmt not in QUERY_FORMATS:

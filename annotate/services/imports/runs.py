@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import transaction
-
 from annotate.models import Campaign, Run, RunEntry, System
 from annotate.services.imports.common import (
     BATCH_SIZE,
@@ -16,6 +14,7 @@ from annotate.services.imports.common import (
     ImportSummary,
     LineSource,
     Progress,
+    atomic_import,
     create_placeholders,
     display_name,
     document_map,
@@ -162,7 +161,7 @@ def import_run(
             "one run per tag takes run and system names from the tags: "
             "give no run name and no system",
         )
-    with LineSource(file, path=path, progress=progress) as source, transaction.atomic():
+    with LineSource(file, path=path, progress=progress) as source, atomic_import(path):
         qmap, doc_map = query_map(campaign), document_map(campaign)
         runs: dict[str, Run] = {}
         first_tag: tuple[str, int] | None = None

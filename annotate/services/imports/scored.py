@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import connection, transaction
+from django.db import connection
 
 from annotate.models import Campaign, Document, Query, Run, RunEntry, SourceKind, SourceLabel
 from annotate.services.imports.common import (
@@ -24,6 +24,7 @@ from annotate.services.imports.common import (
     ImportSummary,
     LineSource,
     Progress,
+    atomic_import,
     display_name,
     document_map,
     insert_batch,
@@ -75,7 +76,7 @@ def import_scored(
     path = display_name(file, filename)
     fields = Fields(path)
     summary = ImportSummary(kind="scored", path=path, noun="run entries with their labels")
-    with LineSource(file, path=path, progress=progress) as lines, transaction.atomic():
+    with LineSource(file, path=path, progress=progress) as lines, atomic_import(path):
         check = GradeCheck(campaign, strict=strict_scale, fields=fields)
         run = open_run(
             campaign=campaign,
