@@ -14,7 +14,7 @@ descending; negative grades are pooled-but-unjudged; the relevance level only af
 measures.
 """
 
-from .align import Ranking, align
+from .align import Ranking
 from .api import (
     average_precision,
     bpref,
@@ -52,7 +52,6 @@ __all__ = [
     "Ranking",
     "Result",
     "Run",
-    "align",
     "average_precision",
     "bpref",
     "cg",

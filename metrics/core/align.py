@@ -1,8 +1,8 @@
 """Join a run with its qrels and put every query's documents in ranking order.
 
 The result, :class:`Ranking`, is what the kernels work on: for each query that counts, the
-grades of its retrieved documents in rank order and the grades of its judged documents,
-both as flat arrays cut into queries by offsets (CSR layout). No per-query Python loop.
+ranks and grades of its retrieved judged documents and the grades of all its judged
+documents, as flat arrays in query order (CSR layout). No per-query Python loop.
 
 The join uses 64-bit keys (query code in the high bits, a document hash below) and a binary
 search in the qrels' sorted keys; every match is then checked on the document id itself, and
@@ -22,7 +22,12 @@ from .data import Qrels, Run
 
 @dataclass(eq=False)
 class Ranking:
-    """Ranked and judged grades of the queries that count, in CSR layout.
+    """What the kernels need of a run against its qrels, for the queries that count.
+
+    Only retrieved documents *with a grade* (>= 0) are kept, one row each, in (query, rank)
+    order: unjudged documents have gain 0 and are never relevant, so they matter only through
+    the ranks they occupy and the number of documents retrieved. In big runs most documents
+    are unjudged, which keeps these arrays small.
 
     Attributes
     ----------
@@ -30,17 +35,20 @@ class Ranking:
         Query ids that count, in byte order.
     evaluated
         False where a query counts only because of ``complete`` (no results in the run).
-    offsets, grades
-        ``grades[offsets[i]:offsets[i+1]]`` are query i's retrieved documents in rank order;
-        NaN = not in the qrels, negative = pooled but not judged.
+    lengths
+        Documents retrieved per query (after ``depth`` and ``judged_docs_only``).
+    qidx, rank, grades
+        Query index, 0-based rank and grade of each retrieved judged document.
     judged_offsets, judged
-        ``judged[judged_offsets[i]:judged_offsets[i+1]]``: query i's judged grades (>= 0),
-        highest first.
+        ``judged[judged_offsets[i]:judged_offsets[i+1]]``: every judged grade (>= 0) of query
+        i in the qrels, highest first (the material of the ideal ranking).
     """
 
     qids: np.ndarray
     evaluated: np.ndarray
-    offsets: np.ndarray
+    lengths: np.ndarray
+    qidx: np.ndarray
+    rank: np.ndarray
     grades: np.ndarray
     judged_offsets: np.ndarray
     judged: np.ndarray
@@ -50,34 +58,13 @@ class Ranking:
         return len(self.qids)
 
     @cached_property
-    def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
-
-    @cached_property
-    def qidx(self) -> np.ndarray:
-        """Query index of each ranked row."""
-        return np.repeat(np.arange(self.n_queries, dtype=np.int64), self.lengths)
-
-    @cached_property
-    def rank(self) -> np.ndarray:
-        """0-based rank of each ranked row within its query."""
-        return np.arange(len(self.grades), dtype=np.int64) - self.offsets[:-1][self.qidx]
-
-    @cached_property
     def judged_qidx(self) -> np.ndarray:
         return np.repeat(np.arange(self.n_queries, dtype=np.int64), np.diff(self.judged_offsets))
 
     @cached_property
     def judged_rank(self) -> np.ndarray:
-        return (
-            np.arange(len(self.judged), dtype=np.int64) - self.judged_offsets[:-1][self.judged_qidx]
-        )
-
-
-def _offsets(codes: np.ndarray, n: int) -> np.ndarray:
-    out = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(codes, minlength=n), out=out[1:])
-    return out
+        starts = self.judged_offsets[:-1][self.judged_qidx]
+        return np.arange(len(self.judged), dtype=np.int64) - starts
 
 
 def _map_vocab(target: np.ndarray, source: np.ndarray) -> np.ndarray:
@@ -89,43 +76,77 @@ def _map_vocab(target: np.ndarray, source: np.ndarray) -> np.ndarray:
     return np.where(target[pos_c] == source, pos_c, -1).astype(np.int64)
 
 
-def _join_grades(qrels: Qrels, run: Run, to_qrels: np.ndarray) -> np.ndarray:
-    """Grade of every run row: NaN where the qrels do not have the (query, document)."""
-    out = np.full(len(run), np.nan)
-    qkeyed, rkeyed = qrels._key_order, run._key_order
+def _join(qrels: Qrels, run: Run, to_qrels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(run rows found in the qrels, their grades)."""
     if len(qrels) == 0 or len(run) == 0:
-        return out
-    if qkeyed is not None and rkeyed is not None and qkeyed[2] and rkeyed[2]:
-        q_order, q_keys, _ = qkeyed
-        r_order, r_keys, _ = rkeyed
-        if len(to_qrels) == len(qrels._coded[0]) and np.array_equal(
-            to_qrels, np.arange(len(to_qrels))
-        ):
-            # Same queries on both sides (the usual case): the run's keys are already right.
-            needles, sorted_rows = r_keys, r_order
-        else:
-            # Re-key the run's sorted keys with the qrels' query codes; the order stays sorted.
-            codes = to_qrels[run._coded[1][r_order]]
-            keep = codes >= 0
-            low = r_keys[keep] & np.uint64((1 << 40) - 1)
-            needles = (codes[keep].astype(np.uint64) << np.uint64(40)) | low
-            sorted_rows = r_order[keep]
-        pos = np.minimum(np.searchsorted(q_keys, needles), len(q_keys) - 1)
-        hit = q_keys[pos] == needles
-        run_rows = sorted_rows[hit]
-        qrels_rows = q_order[pos[hit]]
-        # Equal keys may still be different documents (40 bits of hash): check the ids.
-        same = run.frame["docid"].gather(run_rows) == qrels.frame["docid"].gather(qrels_rows)
-        if bool(same.all()):
-            out[run_rows] = qrels.grades[qrels_rows]
-            return out
-    # Exact join on the strings: after a hash collision, or for 2^24 queries or more.
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    qkeyed, rkeyed = qrels._key_order, run._key_order
+    if qkeyed is None or rkeyed is None:
+        return _exact_join(qrels, run, to_qrels)
+    q_order, q_keys = qkeyed
+    r_order, r_keys = rkeyed
+    if len(to_qrels) == len(qrels._coded[0]) and np.array_equal(to_qrels, np.arange(len(to_qrels))):
+        # Same queries on both sides (the usual case): the run's keys are already right.
+        needles, sorted_rows = r_keys, r_order
+    else:
+        # Re-key the run's sorted keys with the qrels' query codes; the order stays sorted.
+        codes = to_qrels[run._coded[1][r_order]]
+        keep = codes >= 0
+        low = r_keys[keep] & np.uint64((1 << 40) - 1)
+        needles = (codes[keep].astype(np.uint64) << np.uint64(40)) | low
+        sorted_rows = r_order[keep]
+    pos = np.searchsorted(q_keys, needles)
+    np.minimum(pos, len(q_keys) - 1, out=pos)
+    hit = q_keys[pos] == needles
+    run_rows = sorted_rows[hit]
+    qrels_rows = q_order[pos[hit]]
+    del pos, hit
+    # Equal keys may still be different documents (40 bits of hash): check the ids.
+    run_docs = run.frame["docid"].gather(run_rows)
+    same = (run_docs == qrels.frame["docid"].gather(qrels_rows)).to_numpy()
+    grades = qrels.grades[qrels_rows]
+    if not same.all():
+        grades = _resolve_collisions(
+            qrels, q_order, q_keys, run_docs, needles_of(run_rows, run, to_qrels), grades, same
+        )
+    found = ~np.isnan(grades)
+    return run_rows[found], grades[found]
+
+
+def needles_of(rows: np.ndarray, run: Run, to_qrels: np.ndarray) -> np.ndarray:
+    """The qrels-side keys of some run rows (used only after a hash collision)."""
+    order, keys = run._key_order
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    low = keys[position[rows]] & np.uint64((1 << 40) - 1)
+    return (to_qrels[run._coded[1][rows]].astype(np.uint64) << np.uint64(40)) | low
+
+
+def _resolve_collisions(qrels, q_order, q_keys, run_docs, needles, grades, same) -> np.ndarray:
+    """Fix the matches whose key is shared by another document: look at every qrels entry
+    with that key and compare the ids. Rare (a 40-bit collision), hence a plain loop."""
+    grades = grades.copy()
+    qdocs = qrels.frame["docid"]
+    for i in np.flatnonzero(~same):
+        lo = np.searchsorted(q_keys, needles[i], side="left")
+        hi = np.searchsorted(q_keys, needles[i], side="right")
+        grades[i] = np.nan
+        for j in range(lo, hi):
+            if qdocs[int(q_order[j])] == run_docs[int(i)]:
+                grades[i] = qrels.grades[q_order[j]]
+    return grades
+
+
+def _exact_join(qrels: Qrels, run: Run, to_qrels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Join on the strings: for 2^24 queries or more, where the keys have no room."""
     left = pl.DataFrame({"code": to_qrels[run._coded[1]], "docid": run.frame["docid"]})
     right = pl.DataFrame(
         {"code": qrels._coded[1], "docid": qrels.frame["docid"], "grade": qrels.grades}
     )
     joined = left.join(right, on=["code", "docid"], how="left", maintain_order="left")
-    return joined["grade"].fill_null(np.nan).to_numpy()
+    grades = joined["grade"].to_numpy()
+    rows = np.flatnonzero(~np.isnan(grades))
+    return rows, grades[rows]
 
 
 def _ranking_order(codes: np.ndarray, scores: np.ndarray, docs: pl.Series) -> np.ndarray | None:
@@ -171,43 +192,64 @@ def align(
     Returns the ranking and the qrels queries that have no results in the run (skipped unless
     ``complete``, where they count with empty result lists).
     """
-    vocab, qcodes = qrels._coded
+    vocab, _ = qrels._coded
     run_vocab, run_codes = run._coded
     nv = len(vocab)
     to_qrels = _map_vocab(vocab, run_vocab)
     codes = to_qrels[run_codes] if len(run_codes) else np.zeros(0, dtype=np.int64)
+    present = np.zeros(nv, dtype=bool)
+    present[to_qrels[to_qrels >= 0]] = True
     keep = codes >= 0
-    rows: np.ndarray | None = None
+    rows: np.ndarray | None = None  # run rows of qrels queries; None = all of them
     if not keep.all():
         rows = np.flatnonzero(keep)
         codes = codes[rows]
-    present = np.zeros(nv, dtype=bool)
-    present[to_qrels[to_qrels >= 0]] = True
+    del keep
 
-    grades = _join_grades(qrels, run, to_qrels)
-    if rows is not None:
-        grades = grades[rows]
+    # Ranking order of the kept rows, and where each judged run row lands in it.
     scores = run.scores if rows is None else run.scores[rows]
     docs = run.frame["docid"] if rows is None else run.frame["docid"].gather(rows)
     order = _ranking_order(codes, scores, docs)
+    del scores, docs
+    hit_rows, hit_grades = _join(qrels, run, to_qrels)
+    pos = hit_rows if rows is None else np.searchsorted(rows, hit_rows)
     if order is not None:
-        codes, grades = codes[order], grades[order]
+        inverse = np.empty(len(order), dtype=np.int64)
+        inverse[order] = np.arange(len(order))
+        pos = inverse[pos]
+        del inverse
+        codes = codes[order]
+    # Scatter the grades into ranking order: judged documents (>= 0) come out in
+    # (query, rank) order without another sort.
+    ordered = np.full(len(codes), np.nan)
+    ordered[pos] = hit_grades
+    del pos, hit_rows, hit_grades
+    judged_rows = np.flatnonzero(ordered >= 0)
+    grades = ordered[judged_rows]
+    del ordered
+    q = codes[judged_rows]
+    counts = np.bincount(codes, minlength=nv)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    rank = judged_rows - starts[q]
+    del judged_rows, codes
 
-    cut = np.ones(len(codes), dtype=bool)
     if depth is not None:
-        off = _offsets(codes, nv)
-        cut &= (np.arange(len(codes)) - off[:-1][codes]) < depth
+        counts = np.minimum(counts, depth)
+        top = rank < depth
+        q, rank, grades = q[top], rank[top], grades[top]
     if judged_docs_only:
-        cut &= grades >= 0
-    if not cut.all():
-        codes, grades = codes[cut], grades[cut]
+        # Unjudged documents leave the ranking: ranks close up (trec_eval -J).
+        counts = np.bincount(q, minlength=nv)
+        first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        rank = np.arange(len(q), dtype=np.int64) - first[q]
 
     selected = np.ones(nv, dtype=bool) if complete else present
     missing = vocab[~present].tolist()
     sel_idx = np.flatnonzero(selected)
-    counts = np.bincount(codes, minlength=nv)[sel_idx]
-    offsets = np.zeros(len(sel_idx) + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    new_index = np.cumsum(selected) - 1
+    if not selected.all():
+        # Without complete, every kept row already belongs to a selected (present) query.
+        q = new_index[q]
 
     jcodes, jgrades = qrels._judged_sorted
     if not selected.all():
@@ -220,7 +262,9 @@ def align(
     ranking = Ranking(
         qids=vocab[sel_idx],
         evaluated=present[sel_idx],
-        offsets=offsets,
+        lengths=counts[sel_idx].astype(np.int64),
+        qidx=q.astype(np.int64, copy=False),
+        rank=rank.astype(np.int64, copy=False),
         grades=grades,
         judged_offsets=joffsets,
         judged=jgrades,

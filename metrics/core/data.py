@@ -82,6 +82,8 @@ class _Table:
     @classmethod
     def _trusted(cls, df: pl.DataFrame, **extra: Any):
         obj = object.__new__(cls)
+        if df["qid"].dtype != pl.Categorical:
+            df = df.with_columns(pl.col("qid").cast(pl.Categorical))
         obj._df = df.rechunk()
         for key, value in extra.items():
             setattr(obj, key, value)
@@ -140,25 +142,22 @@ class _Table:
 
     @cached_property
     def _coded(self) -> tuple[np.ndarray, np.ndarray]:
-        """(sorted unique qids as an object array, the code of each row's qid)."""
+        """(sorted unique qids as an object array, the int32 code of each row's qid).
+
+        Query ids are stored as a polars Categorical (4 bytes a row instead of a string view);
+        its physical codes are mapped once, through the few distinct ids, to byte order.
+        """
         ids = self._df["qid"]
         if ids.len() == 0:
-            return np.array([], dtype=object), np.array([], dtype=np.int64)
-        # Files are nearly always grouped by query: code the groups, not the rows.
-        runs = ids.rle()
-        values = runs.struct.field("value")
-        if values.n_unique() == values.len():
-            order = values.arg_sort().to_numpy()
-            vocab = values.gather(order).to_numpy().astype(object)
-            group_code = np.empty(len(order), dtype=np.int64)
-            group_code[order] = np.arange(len(order))
-            codes = np.repeat(group_code, runs.struct.field("len").to_numpy())
-            return vocab, codes
-        vocab_s = ids.unique().sort()
-        codes = ids.replace_strict(
-            vocab_s, pl.int_range(vocab_s.len(), eager=True), return_dtype=pl.Int64
-        ).to_numpy()
-        return vocab_s.to_numpy().astype(object), codes
+            return np.array([], dtype=object), np.array([], dtype=np.int32)
+        distinct = ids.unique()
+        names = distinct.cast(pl.String)
+        order = names.arg_sort().to_numpy()
+        vocab = names.gather(order).to_numpy().astype(object)
+        physical = distinct.to_physical().to_numpy()
+        table = np.zeros(int(physical.max()) + 1, dtype=np.int32)
+        table[physical[order]] = np.arange(len(order), dtype=np.int32)
+        return vocab, table[ids.to_physical().to_numpy()]
 
     @property
     def qids(self) -> list[str]:
@@ -166,33 +165,40 @@ class _Table:
         return self._coded[0].tolist()
 
     @cached_property
-    def _doc_hash(self) -> np.ndarray:
-        return self._df["docid"].hash(_HASH_SEED).to_numpy()
-
-    @cached_property
-    def _key_order(self) -> tuple[np.ndarray, np.ndarray, bool] | None:
-        """(row order, sorted keys, keys unique?) by (query code, document hash).
+    def _key_order(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(row order, sorted keys) by (query code, document hash); None for 2^24+ queries.
 
         A key is the query code in the high 24 bits and 40 bits of the document hash below, so
         the sort is by query first. Because query codes follow the byte order of the ids, this
         order stays sorted when the codes are mapped into another (qrels') vocabulary, which
-        is what lets the join binary-search sorted keys. None for 2^24 queries or more.
+        is what lets the join binary-search sorted keys. Equal keys are either a repeated
+        document or (rarely) two documents whose hashes share 40 bits: both are checked on
+        the ids themselves where it matters.
         """
         vocab, codes = self._coded
         if len(vocab) >= MAX_KEYED_QUERIES:
             return None
-        keys = (codes.astype(np.uint64) << _KEY_SHIFT) | (self._doc_hash >> _HASH_DROP)
+        keys = self._df["docid"].hash(_HASH_SEED).to_numpy() >> _HASH_DROP
+        keys |= codes.astype(np.uint64) << _KEY_SHIFT
         order = np.argsort(keys, kind="stable")
-        sk = keys[order]
-        unique = len(sk) < 2 or not bool(np.any(sk[1:] == sk[:-1]))
-        return order, sk, unique
+        return order, keys[order]
 
     def duplicate(self) -> tuple[str, str, int, int] | None:
         """A (qid, docid) given twice, as (qid, docid, first row, repeated row), or None."""
         keyed = self._key_order
-        if keyed is not None and keyed[2]:
+        if keyed is None:
+            return first_duplicate(self._df)
+        order, sk = keyed
+        equal = np.flatnonzero(sk[1:] == sk[:-1])
+        if len(equal) == 0:
             return None
-        return first_duplicate(self._df)
+        # Only rows sharing a key can repeat: check those few exactly, in file order.
+        rows = np.unique(np.concatenate((order[equal], order[equal + 1])))
+        dup = first_duplicate(self._df[rows])
+        if dup is None:
+            return None
+        qid, docid, first, row = dup
+        return qid, docid, int(rows[first]), int(rows[row])
 
 
 class Qrels(_Table):

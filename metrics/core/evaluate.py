@@ -83,37 +83,17 @@ class _Context:
         self.nq = ranking.n_queries
 
     @cached_property
-    def rel(self) -> np.ndarray:
-        return self.r.grades >= self.level
-
-    @cached_property
-    def rel_so_far(self) -> np.ndarray:
-        return K.running_count(self.rel, self.r.offsets, self.r.qidx)
+    def rel(self) -> K.Relevant:
+        r = self.r
+        return K.Relevant(r.qidx, r.rank, r.grades, self.level, self.nq)
 
     @cached_property
     def num_rel(self) -> np.ndarray:
-        j = self.r.judged
-        return K.per_query_sum(self.r.judged_qidx[j >= self.level], self.nq)
+        return K.per_query_sum(self.r.judged_qidx[self.r.judged >= self.level], self.nq)
 
     @cached_property
     def num_nonrel(self) -> np.ndarray:
-        j = self.r.judged
-        return K.per_query_sum(self.r.judged_qidx[j < self.level], self.nq)
-
-    @cached_property
-    def num_rel_ret(self) -> np.ndarray:
-        return K.per_query_sum(self.r.qidx[self.rel], self.nq)
-
-    @cached_property
-    def first_rel(self) -> np.ndarray:
-        return K.first_hit_rank(self.rel, self.r.rank, self.r.qidx, self.nq)
-
-    @cached_property
-    def denominators(self) -> np.ndarray:
-        return K.discount_denominators(self.r.rank, self.discount)
-
-    def gains(self, gain: K.Gain) -> np.ndarray:
-        return K.gain_values(self.r.grades, gain)
+        return K.per_query_sum(self.r.judged_qidx[self.r.judged < self.level], self.nq)
 
     def ideal_list(self, gain: K.Gain) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(gains, qidx, rank) of the ideal ranking: positive gains, highest first."""
@@ -121,15 +101,13 @@ class _Context:
             g, q = K.gain_values(self.r.judged, gain), self.r.judged_qidx
             monotone = not isinstance(gain, Mapping)
         else:
-            g, q = self.gains(gain), self.r.qidx
+            g, q = K.gain_values(self.r.grades, gain), self.r.qidx
             monotone = False
         keep = g > 0
         g, q = g[keep], q[keep]
         if monotone:
-            # Judged grades are stored highest first and the gain is increasing: no sort.
-            off = np.zeros(self.nq + 1, dtype=np.int64)
-            np.cumsum(np.bincount(q, minlength=self.nq), out=off[1:])
-            return g, q, np.arange(len(g), dtype=np.int64) - off[:-1][q]
+            # Judged grades are stored highest first and the gain increases with the grade.
+            return g, q, np.arange(len(g), dtype=np.int64) - K.segment_starts(q, self.nq)[:-1][q]
         return K.sorted_desc_by_query(g, q, self.nq)
 
     def idcg(self, gain: K.Gain, k: int | None) -> np.ndarray:
@@ -137,16 +115,13 @@ class _Context:
         return K.dcg_at(g, rank, q, self.nq, k, self.discount)
 
     def dcg(self, gain: K.Gain, k: int | None) -> np.ndarray:
-        return K.dcg_at(
-            self.gains(gain), self.r.rank, self.r.qidx, self.nq, k, self.discount, self.denominators
-        )
+        r = self.r
+        return K.dcg_at(K.gain_values(r.grades, gain), r.rank, r.qidx, self.nq, k, self.discount)
 
 
 def _compute(spec: MeasureSpec, ctx: _Context, gain: K.Gain) -> list[np.ndarray]:
     """Per-query values of one spec, one array per output name."""
-    r, nq = ctx.r, ctx.nq
-    name = spec.name
-    ks = spec.cutoffs
+    r, nq, name, ks = ctx.r, ctx.nq, spec.name, spec.cutoffs
     if name == "num_q":
         return [np.ones(nq)]
     if name == "num_ret":
@@ -154,34 +129,28 @@ def _compute(spec: MeasureSpec, ctx: _Context, gain: K.Gain) -> list[np.ndarray]
     if name == "num_rel":
         return [ctx.num_rel]
     if name == "num_rel_ret":
-        return [ctx.num_rel_ret]
+        return [ctx.rel.count.astype(np.float64)]
     if name in ("map", "gm_map"):
-        ap = K.average_precision(ctx.rel, ctx.rel_so_far, r.rank, r.qidx, ctx.num_rel)
+        ap = K.average_precision(ctx.rel, ctx.num_rel)
         return [ap if name == "map" else np.log(np.maximum(ap, MIN_GEO_MEAN))]
     if name == "map_cut":
-        return [
-            K.average_precision(ctx.rel, ctx.rel_so_far, r.rank, r.qidx, ctx.num_rel, k) for k in ks
-        ]
+        return [K.average_precision(ctx.rel, ctx.num_rel, k) for k in ks]
     if name == "Rprec":
-        top_r = ctx.rel & (r.rank < ctx.num_rel[r.qidx])
-        return [K.safe_divide(K.per_query_sum(r.qidx[top_r], nq), ctx.num_rel)]
+        rel = ctx.rel
+        top_r = rel.rank < ctx.num_rel[rel.qidx]
+        return [K.safe_divide(K.per_query_sum(rel.qidx[top_r], nq), ctx.num_rel)]
     if name == "bpref":
-        return [K.bpref(r.grades, ctx.rel, r.qidx, r.offsets, ctx.num_rel, ctx.num_nonrel)]
+        return [K.bpref(r.qidx, ctx.rel.mask, ctx.num_rel, ctx.num_nonrel)]
     if name == "recip_rank":
-        first = ctx.first_rel
+        first = ctx.rel.first_rank
         return [K.safe_divide(np.ones(nq), np.where(first >= 0, first + 1.0, 0.0))]
     if name == "iprec_at_recall":
-        out = K.interpolated_precision(
-            ctx.rel, ctx.rel_so_far, r.rank, r.qidx, ctx.num_rel, RECALL_LEVELS
-        )
-        return list(out)
+        return list(K.interpolated_precision(ctx.rel, ctx.num_rel, RECALL_LEVELS))
     if name == "success":
-        first = ctx.first_rel
+        first = ctx.rel.first_rank
         return [((first >= 0) & (first < k)).astype(np.float64) for k in ks]
     if name in ("P", "recall", "judged"):
-        hit = (r.grades >= 0) if name == "judged" else ctx.rel
-        ranks = r.rank[hit]
-        qs = r.qidx[hit]
+        ranks, qs = (r.rank, r.qidx) if name == "judged" else (ctx.rel.rank, ctx.rel.qidx)
         out = []
         for k in ks:
             count = K.per_query_sum(qs[ranks < k], nq)
@@ -190,15 +159,14 @@ def _compute(spec: MeasureSpec, ctx: _Context, gain: K.Gain) -> list[np.ndarray]
     if name == "ndcg":
         g = dict(spec.gain_map) if spec.gain_map is not None else gain
         return [K.safe_divide(ctx.dcg(g, None), ctx.idcg(g, None))]
-    if name in ("ndcg_cut", "dcg_cut", "idcg_cut"):
-        out = []
-        for k in ks:
-            idcg = ctx.idcg(gain, k) if name != "dcg_cut" else None
-            dcg = ctx.dcg(gain, k) if name != "idcg_cut" else None
-            out.append(idcg if dcg is None else dcg if idcg is None else K.safe_divide(dcg, idcg))
-        return out
+    if name == "ndcg_cut":
+        return [K.safe_divide(ctx.dcg(gain, k), ctx.idcg(gain, k)) for k in ks]
+    if name == "dcg_cut":
+        return [ctx.dcg(gain, k) for k in ks]
+    if name == "idcg_cut":
+        return [ctx.idcg(gain, k) for k in ks]
     if name == "cg_cut":
-        gains = ctx.gains(gain)
+        gains = K.gain_values(r.grades, gain)
         return [K.per_query_sum(r.qidx, nq, np.where(r.rank < k, gains, 0.0)) for k in ks]
     if name == "err_cut":
         return list(K.err_at(r.grades, r.rank, r.qidx, nq, ks, ctx.max_grade))
@@ -224,8 +192,9 @@ def _check_level(level: float) -> float:
         level = float(level)
     except (TypeError, ValueError):
         raise ValueError(f"relevance_level must be a number, not {level!r}") from None
-    if not math.isfinite(level):
-        raise ValueError("relevance_level must be finite")
+    if not math.isfinite(level) or level < 0:
+        # Below 0 trec_eval would count unjudged documents as relevant: never meaningful.
+        raise ValueError(f"relevance_level must be a finite number >= 0, not {level!r}")
     return level
 
 

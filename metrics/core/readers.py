@@ -16,7 +16,6 @@ import io
 import math
 import re
 import sys
-from collections.abc import Callable
 from os import PathLike
 from pathlib import Path
 from typing import IO
@@ -31,6 +30,8 @@ Source = str | PathLike | IO[str] | IO[bytes]
 _QRELS_COLUMNS = ("qid", "iter", "docid", "grade")
 _RUN_COLUMNS = ("qid", "q0", "docid", "rank", "score", "tag")
 _SCORED_COLUMNS = ("label", "qid", "score")
+_EXTRA = "_extra"
+_BAD = "_bad"
 _BLANKS = re.compile(rb"[ \t\r\f\v]+")
 _EDGES = re.compile(rb"(?m)^ | $")
 
@@ -38,19 +39,33 @@ _EDGES = re.compile(rb"(?m)^ | $")
 class _Layout:
     """What one file format looks like: columns, which are numbers, how to name them."""
 
-    def __init__(self, columns: tuple[str, ...], numeric: dict[str, str], usage: str) -> None:
+    def __init__(
+        self, columns: tuple[str, ...], numeric: dict[str, str], usage: str, keep: tuple[str, ...]
+    ) -> None:
         self.columns = columns
+        self.keep = list(keep)
         self.numeric = numeric  # column -> word used in messages ("grade", "score")
         self.usage = usage
 
     @property
     def schema(self) -> dict[str, pl.DataType]:
-        return {c: (pl.Float64 if c in self.numeric else pl.String) for c in self.columns}
+        schema = {c: (pl.Float64 if c in self.numeric else pl.String) for c in self.columns}
+        schema["qid"] = pl.Categorical  # few distinct values: 4 bytes a row
+        # A sentinel column catches lines with too many fields, which polars would otherwise
+        # truncate silently when only some columns are selected.
+        schema[_EXTRA] = pl.String
+        return schema
 
 
-QRELS = _Layout(_QRELS_COLUMNS, {"grade": "grade"}, "qid iter docno grade")
-RUN = _Layout(_RUN_COLUMNS, {"score": "score"}, "qid Q0 docno rank score tag")
-SCORED = _Layout(_SCORED_COLUMNS, {"label": "label", "score": "score"}, "label qid score")
+QRELS = _Layout(
+    _QRELS_COLUMNS, {"grade": "grade"}, "qid iter docno grade", ("qid", "docid", "grade")
+)
+RUN = _Layout(
+    _RUN_COLUMNS, {"score": "score"}, "qid Q0 docno rank score tag", ("qid", "docid", "score")
+)
+SCORED = _Layout(
+    _SCORED_COLUMNS, {"label": "label", "score": "score"}, "label qid score", _SCORED_COLUMNS
+)
 
 
 def _load(source: Source) -> tuple[str | bytes, str]:
@@ -81,21 +96,29 @@ def _raw_bytes(data: str | bytes) -> bytes:
 
 def _parse_csv(data: str | bytes, layout: _Layout) -> pl.DataFrame:
     source = io.BytesIO(data) if isinstance(data, bytes) else data
-    return pl.read_csv(
+    frame = pl.scan_csv(
         source,
         separator=" ",
         has_header=False,
         schema=layout.schema,
         quote_char=None,
         raise_if_empty=False,
+        missing_columns="insert",
     )
+    # Only the columns kept are materialised (no Q0, rank or tag strings). A line is bad when
+    # its last field is missing (too few), the sentinel is filled (too many), a kept field is
+    # empty or a number is NaN: one boolean column, computed in the same pass.
+    bad = pl.col(layout.columns[-1]).is_null() | pl.col(_EXTRA).is_not_null()
+    for col in layout.keep:
+        bad = bad | pl.col(col).is_null()
+    for col in layout.numeric:
+        bad = bad | pl.col(col).is_nan()
+    return frame.select(*layout.keep, bad.alias(_BAD)).collect()
 
 
-def _clean(df: pl.DataFrame, layout: _Layout) -> bool:
-    """True when every cell is present and every number is a real number (no NaN)."""
-    if df.null_count().sum_horizontal().item() != 0:
-        return False
-    return not df.select(pl.any_horizontal(pl.col(list(layout.numeric)).is_nan().any())).item()
+def _clean(df: pl.DataFrame) -> bool:
+    """True when every line has its fields and every number is a real number (no NaN)."""
+    return not df[_BAD].any()
 
 
 def _scan_for_error(data: bytes, name: str, layout: _Layout) -> ValueError:
@@ -133,12 +156,13 @@ def _line_numbers(data: bytes) -> np.ndarray:
     )
 
 
-def _read_frame(source: Source, layout: _Layout) -> tuple[pl.DataFrame, str, Callable[[], bytes]]:
+def _read_frame(source: Source, layout: _Layout) -> tuple[pl.DataFrame, str, str | bytes]:
+    """(frame, display name, the path or bytes it came from)."""
     data, name = _load(source)
     df: pl.DataFrame | None = None
     try:
         df = _parse_csv(data, layout)
-        if not _clean(df, layout):
+        if not _clean(df):
             df = None
     except (pl.exceptions.PolarsError, OSError):
         df = None
@@ -148,25 +172,40 @@ def _read_frame(source: Source, layout: _Layout) -> tuple[pl.DataFrame, str, Cal
         squeezed = b"\n".join(line for line in squeezed.split(b"\n") if line)
         try:
             df = _parse_csv(squeezed, layout)
-            if not _clean(df, layout):
+            if not _clean(df):
                 df = None
         except (pl.exceptions.PolarsError, OSError):
             df = None
         if df is None:
             raise _scan_for_error(raw, name, layout)
         data = raw
-    return df, name, lambda: _raw_bytes(data)
+    return df.drop(_BAD), name, data
 
 
-def _duplicate_error(
-    name: str, raw: Callable[[], bytes], dup: tuple[str, str, int, int], what: str
-):
+def _duplicate_error(name: str, data: str | bytes, dup: tuple[str, str, int, int], what: str):
     qid, docid, first_row, row = dup
-    lines = _line_numbers(raw())
+    lines = _line_numbers(_raw_bytes(data))
     return ValueError(
         f"{name}:{lines[row]}: document '{docid}' appears twice in query '{qid}' of the {what} "
         f"(first at line {lines[first_row]})"
     )
+
+
+def _first_tag(data: str | bytes) -> str | None:
+    """The run tag of the first line (trec_eval's runid), without parsing the file again."""
+    try:
+        if isinstance(data, bytes):
+            lines = iter(data[:65536].splitlines())
+        else:
+            with open(data, "rb") as fh:
+                lines = iter(fh.readlines(65536))
+        for line in lines:
+            fields = line.split()
+            if fields:
+                return fields[-1].decode("utf-8", "replace")
+    except OSError:
+        return None
+    return None
 
 
 def read_qrels(source: Source) -> Qrels:
@@ -209,7 +248,7 @@ def read_run(source: Source) -> Run:
         not a number, or a document listed twice for one query (naming both).
     """
     df, name, raw = _read_frame(source, RUN)
-    tag = df["tag"][0] if df.height else None
+    tag = _first_tag(raw) if df.height else None
     run = Run._trusted(df.select("qid", "docid", "score"), name=tag)
     dup = run.duplicate()
     if dup is not None:
