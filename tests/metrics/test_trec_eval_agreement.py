@@ -181,3 +181,18 @@ def test_arrays_dicts_and_files_give_the_same_result(tmp_path):
     for name in a.names:
         assert np.array_equal(a.per_query[name], b.per_query[name])
         assert np.array_equal(a.per_query[name], c.per_query[name])
+
+
+def test_hash_collisions_do_not_change_anything(monkeypatch):
+    import metrics.core.data as data
+
+    qrels, run = random_collection(7)
+    expected = ours(qrels, run, TREC_MEASURES)
+    # Keep 1 bit of each document hash: nearly every key now collides with another one.
+    monkeypatch.setattr(data, "_HASH_DROP", np.uint64(63))
+    got = ours(qrels, run, TREC_MEASURES)
+    for name in expected.names:
+        assert np.array_equal(expected.per_query[name], got.per_query[name]), name
+    with pytest.raises(ValueError, match="'d1' appears twice in query 'q'"):
+        Run.from_arrays(["q", "q", "q", "q"], ["d0", "d1", "d2", "d1"], [1.0, 2.0, 3.0, 4.0])
+    assert Run.from_arrays(["q"] * 5, ["a", "b", "c", "d", "e"], [1.0] * 5).duplicate() is None
