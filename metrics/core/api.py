@@ -22,6 +22,39 @@ QrelsLike = Qrels | Mapping[Any, Mapping[Any, float]]
 RunLike = Run | Mapping[Any, Mapping[Any, float]]
 
 
+_PARAMETERS = """
+    Parameters
+    ----------
+    qrels, run
+        :class:`Qrels` and :class:`Run`, or ``{qid: {docid: grade}}`` and
+        ``{qid: {docid: score}}``.
+    k
+        The cut-off (``None`` where allowed: no cut-off).
+    per_query
+        Return ``{qid: value}`` instead of the mean.
+    **options
+        Passed to :func:`metrics.core.evaluate.evaluate`: ``gain``, ``discount``, ``ideal``,
+        ``relevance_level``, ``complete``, ``depth``, ``judged_docs_only``, ``max_grade``.
+
+    Returns
+    -------
+    float or dict
+        The mean over the queries that count (qrels queries with results, or all of them with
+        ``complete=True``), or one value per query.
+
+    Raises
+    ------
+    ValueError
+        Bad input or option, or no query with both results and judgments.
+    """
+
+
+def _documented(func):
+    """Append the shared numpydoc sections to a measure function's docstring."""
+    func.__doc__ = (func.__doc__ or "").rstrip() + "\n" + _PARAMETERS
+    return func
+
+
 def _one(qrels, run, measure: str, per_query: bool, **options: Any) -> float | dict[str, float]:
     result = evaluate(qrels, run, measure, **options)
     (name,) = result.names
@@ -36,6 +69,7 @@ def _cut(measure: str, k: int | None) -> str:
     return f"{measure}.{k}"
 
 
+@_documented
 def ndcg(
     qrels: QrelsLike,
     run: RunLike,
@@ -58,17 +92,12 @@ def ndcg(
     (``"retrieved"``). NDCG is 0 where IDCG is 0. ``k=None``: the whole ranking and ideal list
     (trec_eval's ``ndcg``).
     """
-    if k is None:
-        measure = "ndcg"
-        if isinstance(gain, Mapping):
-            measure += "." + ",".join(f"{g:g}={v:g}" for g, v in gain.items())
-            gain = "linear"
-    else:
-        measure = _cut("ndcg_cut", k)
+    measure = "ndcg" if k is None else _cut("ndcg_cut", k)
     opts = dict(gain=gain, discount=discount, ideal=ideal, **options)
     return _one(qrels, run, measure, per_query, **opts)
 
 
+@_documented
 def dcg(
     qrels: QrelsLike,
     run: RunLike,
@@ -83,6 +112,7 @@ def dcg(
     return _one(qrels, run, _cut("dcg_cut", k), per_query, gain=gain, discount=discount, **options)
 
 
+@_documented
 def idcg(
     qrels: QrelsLike,
     run: RunLike,
@@ -99,6 +129,7 @@ def idcg(
     return _one(qrels, run, _cut("idcg_cut", k), per_query, **opts)
 
 
+@_documented
 def cg(
     qrels: QrelsLike,
     run: RunLike,
@@ -112,6 +143,7 @@ def cg(
     return _one(qrels, run, _cut("cg_cut", k), per_query, gain=gain, **options)
 
 
+@_documented
 def average_precision(
     qrels: QrelsLike, run: RunLike, k: int | None = None, *, per_query: bool = False, **options: Any
 ) -> float | dict[str, float]:
@@ -129,6 +161,7 @@ def average_precision(
 map = average_precision  # the name IR people look for (shadows the builtin only here)
 
 
+@_documented
 def precision(
     qrels: QrelsLike, run: RunLike, k: int = 10, *, per_query: bool = False, **options: Any
 ) -> float | dict[str, float]:
@@ -137,6 +170,7 @@ def precision(
     return _one(qrels, run, _cut("P", k), per_query, **options)
 
 
+@_documented
 def recall(
     qrels: QrelsLike, run: RunLike, k: int = 100, *, per_query: bool = False, **options: Any
 ) -> float | dict[str, float]:
@@ -144,6 +178,7 @@ def recall(
     return _one(qrels, run, _cut("recall", k), per_query, **options)
 
 
+@_documented
 def reciprocal_rank(
     qrels: QrelsLike, run: RunLike, *, per_query: bool = False, **options: Any
 ) -> float | dict[str, float]:
@@ -152,6 +187,7 @@ def reciprocal_rank(
     return _one(qrels, run, "recip_rank", per_query, **options)
 
 
+@_documented
 def r_precision(
     qrels: QrelsLike, run: RunLike, *, per_query: bool = False, **options: Any
 ) -> float | dict[str, float]:
@@ -159,6 +195,7 @@ def r_precision(
     return _one(qrels, run, "Rprec", per_query, **options)
 
 
+@_documented
 def success(
     qrels: QrelsLike, run: RunLike, k: int = 10, *, per_query: bool = False, **options: Any
 ) -> float | dict[str, float]:
@@ -166,6 +203,7 @@ def success(
     return _one(qrels, run, _cut("success", k), per_query, **options)
 
 
+@_documented
 def err(
     qrels: QrelsLike,
     run: RunLike,
@@ -186,6 +224,7 @@ def err(
     return _one(qrels, run, _cut("err_cut", k), per_query, max_grade=max_grade, **options)
 
 
+@_documented
 def judged(
     qrels: QrelsLike, run: RunLike, k: int = 10, *, per_query: bool = False, **options: Any
 ) -> float | dict[str, float]:
@@ -193,6 +232,7 @@ def judged(
     return _one(qrels, run, _cut("judged", k), per_query, **options)
 
 
+@_documented
 def bpref(
     qrels: QrelsLike, run: RunLike, *, per_query: bool = False, **options: Any
 ) -> float | dict[str, float]:

@@ -2,8 +2,8 @@
 
 A measure request is a string such as ``map``, ``P.5,10``, ``ndcg_cut.1-10`` or the gain map
 ``ndcg.1=1,2=3,3=7``; output names follow trec_eval (``P_5``, ``ndcg_cut_10``). This module only
-parses and names: it has no numpy and no I/O, so the web side can validate a ``?measure=``
-parameter with :func:`parse_measures` without loading the engine.
+parses and names (no numpy, no I/O): the web side validates a ``?measure=`` parameter with
+:func:`parse_measures`, which raises ``ValueError`` with a message fit for a 400 answer.
 
 Differences from trec_eval, on purpose:
 
