@@ -51,9 +51,9 @@ class Grade(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="grades"
     )
     label = models.ForeignKey(
-        Label, null=True, blank=True, on_delete=models.PROTECT, related_name="grades"
+        Label, null=True, blank=True, on_delete=models.RESTRICT, related_name="grades"
     )
-    cant_judge = models.BooleanField(default=False)
+    cant_judge = models.BooleanField("can't judge", default=False)
     comment = models.TextField(blank=True)
     seconds = models.FloatField(null=True, blank=True, help_text="Time the rater took.")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -85,7 +85,7 @@ class GradeChange(models.Model):
     """The value a grade had before a rater changed it, and when it was given."""
 
     grade = models.ForeignKey(Grade, on_delete=models.CASCADE, related_name="history")
-    label = models.ForeignKey(Label, null=True, blank=True, on_delete=models.PROTECT)
+    label = models.ForeignKey(Label, null=True, blank=True, on_delete=models.RESTRICT)
     cant_judge = models.BooleanField(default=False)
     comment = models.TextField(blank=True)
     given_at = models.DateTimeField(help_text="When the old value was given.")

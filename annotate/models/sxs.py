@@ -30,8 +30,8 @@ class Side(models.TextChoices):
 class Comparison(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="comparisons")
     name = models.CharField(max_length=200)
-    baseline = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="+")
-    candidate = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="+")
+    baseline = models.ForeignKey(Run, on_delete=models.RESTRICT, related_name="+")
+    candidate = models.ForeignKey(Run, on_delete=models.RESTRICT, related_name="+")
     unit = models.CharField(max_length=10, choices=ComparisonUnit.choices, default="list")
     depth = models.PositiveSmallIntegerField(
         default=10, validators=[MinValueValidator(1), MaxValueValidator(100)]

@@ -111,3 +111,23 @@ def test_two_concurrent_grades_for_one_item_store_exactly_one(personas, item):
         thread.join(timeout=30)
     assert sorted(outcomes) == ["refused", "stored"]
     assert Grade.objects.filter(pool_item=item, rater=personas.rater).count() == 1
+
+
+def test_a_whole_campaign_can_be_deleted_with_its_grades_and_comparisons(personas, item):
+    """RESTRICT, not PROTECT: a label or run in use cannot go alone, but the campaign can."""
+    from django.db.models import RestrictedError
+
+    campaign = personas.campaign
+    label = campaign.labels.get(name="Good")
+    Grade.objects.create(pool_item=item, rater=personas.rater, label=label)
+    system = System.objects.create(campaign=campaign, name="prod")
+    a = Run.objects.create(campaign=campaign, system=system, name="a")
+    b = Run.objects.create(campaign=campaign, system=system, name="b")
+    Comparison.objects.create(campaign=campaign, name="a vs b", baseline=a, candidate=b)
+    with pytest.raises(RestrictedError), transaction.atomic():
+        label.delete()
+    with pytest.raises(RestrictedError), transaction.atomic():
+        a.delete()
+    campaign.delete()
+    assert not Grade.objects.exists()
+    assert not Comparison.objects.exists()
