@@ -84,7 +84,9 @@ class _Table:
         obj = object.__new__(cls)
         if df["qid"].dtype != pl.Categorical:
             df = df.with_columns(pl.col("qid").cast(pl.Categorical))
-        obj._df = df.rechunk()
+        # No rechunk: the number columns are copied out once (below), the strings are only
+        # ever gathered, which polars does across chunks.
+        obj._df = df
         for key, value in extra.items():
             setattr(obj, key, value)
         return obj
@@ -228,9 +230,12 @@ class Qrels(_Table):
         """
         return cls._build(qids, docids, grades)
 
-    @property
+    @cached_property
     def grades(self) -> np.ndarray:
-        return self._df["grade"].to_numpy()
+        """The grades as a float64 array (read-only)."""
+        out = self._df["grade"].to_numpy()
+        out.flags.writeable = False
+        return out
 
     @cached_property
     def max_grade(self) -> float:
@@ -290,6 +295,9 @@ class Run(_Table):
         """
         return cls._build(qids, docids, scores, name=name)
 
-    @property
+    @cached_property
     def scores(self) -> np.ndarray:
-        return self._df["score"].to_numpy()
+        """The scores as a float64 array (read-only)."""
+        out = self._df["score"].to_numpy()
+        out.flags.writeable = False
+        return out
