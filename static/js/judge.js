@@ -137,7 +137,9 @@
     closeCant(false);
     root.classList.remove("is-waiting");
     if (el.notice.textContent === LOADING) el.notice.textContent = "";
-    el.back.setAttribute("aria-disabled", String(!canGoBack()));
+    // Back is a link to the last grade's page, or (nothing graded yet) a button.
+    if (el.back.tagName === "BUTTON") el.back.disabled = !canGoBack();
+    else el.back.setAttribute("aria-disabled", String(!canGoBack()));
     if (el.doc.getBoundingClientRect().top < 0) root.scrollIntoView({ block: "start" });
     // Focus leaves the button that was clicked, so Enter or Space cannot grade the next
     // document by accident.

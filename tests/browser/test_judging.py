@@ -149,6 +149,7 @@ def test_a_rater_judges_a_campaign_with_the_keyboard(personas, live_server, page
     expect(page.locator("#doc-title")).to_have_text(third)
     expect(page.locator("#change-banner")).to_contain_text("now Bad")
     expect(page.get_by_role("button", name="Bad")).to_have_attribute("aria-pressed", "true")
+    page.screenshot(path=str(artifacts / "judging-change-earlier.png"))
     page.keyboard.press("1")
     expect(page.locator("#doc-title")).to_have_text(fourth)
     expect(page.locator("#change-banner")).to_be_hidden()
@@ -163,6 +164,7 @@ def test_a_rater_judges_a_campaign_with_the_keyboard(personas, live_server, page
     page.keyboard.press("x")
     expect(page.locator("#cant-reason")).to_be_focused()
     page.keyboard.type("The page is in a language I cannot read")
+    page.screenshot(path=str(artifacts / "judging-cant-judge.png"))
     page.keyboard.press("Enter")
     expect(page.locator("#doc-title")).not_to_have_text(cant)
     expect(page.locator("#rater-count")).to_contain_text("6 of 7 done")
@@ -267,3 +269,25 @@ def test_a_grade_survives_a_network_error_and_a_refusal_is_shown(personas, live_
     expect(page.locator("#notice")).to_contain_text("ran out")
     expect(page.locator("#doc-title")).not_to_have_text(shown)
     assert not Grade.objects.filter(rater=personas.rater, pool_item=item).exists()
+
+
+def test_buttons_are_named_and_focus_is_visible(personas, live_server, page, artifacts):
+    build_campaign(personas.campaign)
+    log_in(page, live_server.url, "rater")
+    page.goto(f"{live_server.url}/judge/campaign-a/")
+    for name in ("Good", "Fair", "Bad", "Skip", "Can't judge"):
+        expect(page.get_by_role("button", name=name, exact=True)).to_be_visible()
+    expect(page.get_by_role("button", name="Back")).to_be_disabled()  # nothing to go back to
+    expect(page.get_by_role("button", name="Keys")).to_be_visible()
+    # Focus starts on the document (and returns there after each grade): Tab reaches its
+    # title link, then the first label.
+    page.keyboard.press("Tab")
+    expect(page.locator(":focus")).to_have_id("doc-title")
+    page.keyboard.press("Tab")
+    focused = page.locator(":focus")
+    expect(focused).to_have_attribute("data-label-name", "Good")
+    outline = focused.evaluate("el => getComputedStyle(el).outlineStyle")
+    assert outline != "none"
+    page.screenshot(path=str(artifacts / "judging-focus.png"))
+    page.keyboard.press("g")
+    expect(page.get_by_role("button", name="Back")).to_be_enabled()
