@@ -322,6 +322,7 @@ def _ranked(run, comparison: Comparison, query) -> list[dict]:
             "position": int(p),
             "rank": int(r),
             "score": None if np.isnan(s) else float(s),
+            "score_text": "" if np.isnan(s) else f"{float(s):.10g}",
             "document": docs[int(d)],
         }
         for d, s, r, p in zip(

@@ -14,6 +14,7 @@ import re
 import matplotlib
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 COLOURS = {
     "good": "#1b7f3b",
@@ -54,24 +55,26 @@ def verdict_bar_svg(*, good: int, same_rated: int, same_identical: int, bad: int
         ("Bad: candidate worse", bad, COLOURS["bad"], "white", None),
     ]
     with matplotlib.rc_context(_RC):
-        fig = Figure(figsize=(8, 1.9))
+        fig = Figure(figsize=(9, 1.5))
         ax = fig.add_subplot()
         left = 0
         for name, count, colour, ink, hatch in segments:
             if not count and name.startswith("Same (identical"):
                 continue  # no legend entry for something that did not happen
             ax.barh(
-                [0], [count], left=left, color=colour, label=f"{name} ({count:,})",
+                [0], [count], left=left, height=0.6, color=colour, label=f"{name} ({count:,})",
                 hatch=hatch, edgecolor="white", linewidth=1,
             )  # fmt: skip
             if total and count / total >= 0.06:
                 ax.text(left + count / 2, 0, f"{count:,}", ha="center", va="center", color=ink)
             left += count
         ax.set_xlim(0, max(total, 1))
+        ax.set_ylim(-0.45, 0.45)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no 0.5 verdicts
         ax.set_yticks([])
         ax.set_xlabel("verdicts")
         ax.set_title(title, loc="left", fontsize=11)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.55), ncol=4, frameon=False)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.75), ncol=4, frameon=False)
         return _svg(fig, title)
 
 
