@@ -107,13 +107,13 @@ def _join(qrels: Qrels, run: Run, to_qrels: np.ndarray) -> tuple[np.ndarray, np.
     grades = qrels.grades[qrels_rows]
     if not same.all():
         grades = _resolve_collisions(
-            qrels, q_order, q_keys, run_docs, needles_of(run_rows, run, to_qrels), grades, same
+            qrels, q_order, q_keys, run_docs, _needles_of(run_rows, run, to_qrels), grades, same
         )
     found = ~np.isnan(grades)
     return run_rows[found], grades[found]
 
 
-def needles_of(rows: np.ndarray, run: Run, to_qrels: np.ndarray) -> np.ndarray:
+def _needles_of(rows: np.ndarray, run: Run, to_qrels: np.ndarray) -> np.ndarray:
     """The qrels-side keys of some run rows (used only after a hash collision)."""
     order, keys = run._key_order
     position = np.empty(len(order), dtype=np.int64)
