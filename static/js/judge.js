@@ -89,7 +89,7 @@
   const urls = initial.urls;
 
   // ---- State ---------------------------------------------------------------------------
-  let outbox = loadOutbox(); // [{payload, isNew, counts}] in the order given
+  const outbox = loadOutbox(); // [{payload, isNew, counts}] in the order given
   const answered = new Set(outbox.map((entry) => entry.payload.item));
   let upcoming = initial.items.filter((item) => !answered.has(item.id));
   let current = upcoming.shift() || null; // the front item, not yet answered

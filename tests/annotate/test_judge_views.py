@@ -23,6 +23,7 @@ from annotate.models import (
     Skip,
     System,
 )
+from annotate.services.judging import judge_queue
 from annotate.services.queue import grade_submit, queue_items
 from tests.annotate.queue_helpers import build_pool, make_raters
 from tests.conftest import PERSONA_NAMES
@@ -479,3 +480,16 @@ def test_no_page_or_answer_carries_a_system_run_rank_score_or_another_grade(pers
     assert set(pages[2].json()) == {"ok", "progress", "campaign"}
     for key in pages[1].json()["items"][0]:
         assert key in {"id", "query", "description", "title", "url", "snippet"}
+
+
+def test_a_query_started_first_is_finished_first_even_with_a_higher_id(personas, pool):
+    rater = personas.rater
+    first_query, second_query = sorted({item.query_id for item in pool})
+    later = [item for item in pool if item.query_id == second_query]
+    earlier = [item for item in pool if item.query_id == first_query]
+    expires = timezone.now() + timedelta(minutes=10)
+    for item in later + earlier:
+        Lease.objects.create(pool_item=item, rater=rater, expires_at=expires)
+    Lease.objects.filter(pool_item__in=earlier).update(created_at=expires)  # leased later
+    items = judge_queue(rater=rater, campaign=personas.campaign)
+    assert [item.query_id for item in items] == [second_query] * 3 + [first_query] * 3

@@ -291,3 +291,23 @@ def test_buttons_are_named_and_focus_is_visible(personas, live_server, page, art
     page.screenshot(path=str(artifacts / "judging-focus.png"))
     page.keyboard.press("g")
     expect(page.get_by_role("button", name="Back")).to_be_enabled()
+
+
+def test_a_grade_sent_while_offline_is_kept_across_a_closed_tab(personas, live_server, page):
+    build_campaign(personas.campaign)
+    log_in(page, live_server.url, "rater")
+    page.route("**/api/judgments/", lambda route: route.abort("internetdisconnected"))
+    page.goto(f"{live_server.url}/judge/campaign-a/")
+    graded = press_and_wait(page, "b")
+    expect(page.locator("#save-status")).to_contain_text("Connection lost")
+    page.close(run_before_unload=False)
+    assert not Grade.objects.exists()
+
+    # The same browser, a new tab, the network back: the kept grade is sent, and its
+    # document is not shown again.
+    tab = page.context.new_page()
+    tab.goto(f"{live_server.url}/judge/campaign-a/")
+    expect(tab.locator("#save-status")).to_have_text("All grades saved")
+    expect(tab.locator("#doc-title")).not_to_have_text(graded)
+    (grade,) = Grade.objects.select_related("label", "pool_item__document")
+    assert grade.pool_item.document.title == graded and grade.label.name == "Bad"
