@@ -81,8 +81,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=float,
         default=0.0,
         metavar="SECONDS",
-        help="first wait (up to SECONDS) for the 1-minute load average to drop below 0.5",
+        help="first wait (up to SECONDS) for the 1-minute load average to drop below --quiet-below",
     )
+    parser.add_argument("--quiet-below", type=float, default=0.5, metavar="LOAD")
     return parser.parse_args(argv)
 
 
@@ -605,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     if args.wait_quiet:
-        wait_for_quiet(args.wait_quiet)
+        wait_for_quiet(args.wait_quiet, args.quiet_below)
     load_before = os.getloadavg()
     server = start_gunicorn(args, env)
     try:

@@ -10,6 +10,7 @@ from django.db import transaction
 from annotate.models import Campaign, Membership, PoolItem, Query, Role
 from annotate.services.campaigns import campaign_create, membership_set
 from annotate.services.queue import lease_release
+from annotate.services.sxs import sxs_lease_release
 
 SETTINGS_FIELDS = (
     "name",
@@ -76,12 +77,16 @@ def rater_add(*, campaign: Campaign, username: str) -> AbstractBaseUser:
 
 @transaction.atomic
 def rater_remove(*, campaign: Campaign, user: AbstractBaseUser) -> int:
-    """Take a rater off the campaign. Their grades and skips stay (they are data); the items
-    they hold go back to the queue at once. Returns how many leases were released."""
+    """Take a rater off the campaign. Their grades, skips and verdicts stay (they are data);
+    the items and side-by-side tasks they hold go back to the queues at once. Returns how many
+    leases were released."""
     deleted, _ = Membership.objects.filter(campaign=campaign, user=user, role=Role.RATER).delete()
     if not deleted:
         raise ManageRefused(f"{user.get_username()} is not a rater of this campaign.")
-    return lease_release(campaign=campaign, rater=user)
+    released = lease_release(campaign=campaign, rater=user)
+    for comparison in campaign.comparisons.all():  # side-by-side tasks they hold, too
+        released += sxs_lease_release(comparison=comparison, rater=user)
+    return released
 
 
 def raters_needed_set(*, campaign: Campaign, query: Query, raters_needed: int | None) -> int:

@@ -203,3 +203,18 @@ def test_the_progress_page_does_not_query_per_rater(personas):
     for rater in raters:
         _work(campaign, rater, [("Good", 5), ("cant", 2), ("skip", None)])
     assert _progress_queries(personas) == with_two
+
+
+def test_removing_a_rater_also_frees_the_side_by_side_tasks_they_hold(personas):
+    from annotate.models import TaskLease
+    from annotate.services.sxs import sxs_queue
+    from tests.annotate.sxs_helpers import distinct_lists, make_comparison
+
+    comparison = make_comparison(personas.campaign, distinct_lists(3))
+    assert sxs_queue(rater=personas.rater, comparison=comparison)
+    assert TaskLease.objects.filter(rater=personas.rater).exists()
+    response = personas.client_for("manager").post(
+        _url(personas, "manage_rater_remove", user_id=personas.rater.pk)
+    )
+    assert response.status_code == 302
+    assert not TaskLease.objects.filter(rater=personas.rater).exists()
