@@ -1,5 +1,6 @@
 """The data model of DESIGN.md section 2, one module per area."""
 
+from annotate.models.adjudication import Adjudication
 from annotate.models.campaigns import Aggregation, Campaign, Label, Membership, Role
 from annotate.models.corpus import Document, Query
 from annotate.models.judgments import Grade, GradeChange, PoolItem, Skip
@@ -10,6 +11,7 @@ from annotate.models.sxs import Comparison, ComparisonUnit, Side, SxsTask, Verdi
 from annotate.models.sxs_queue import TaskLease, VerdictChange
 
 __all__ = [
+    "Adjudication",
     "Aggregation",
     "Campaign",
     "Comparison",

@@ -11,9 +11,10 @@ The rules, over the grades of one pool item, "can't judge" answers left out:
 
 A pool item without a counted grade gives no qrels line (unjudged: gain 0, not relevant).
 
-Adjudication hook: a later issue may let a manager settle a pair by hand. Such a decision must
-override the aggregate of that pair; apply it to the `QrelsTable` that `aggregate_qrels`
-returns (replace `grade`, keep `n`), in one place, before any caller sees it.
+Adjudication: a manager may settle a pair by hand (annotate.services.adjudication). The ruling
+overrides the aggregate of that pair (its `grade` is replaced, its `n` kept; a ruled pair with no
+counted grade gets a line with n = 0), here in one place, before any caller sees it; the table's
+`adjudicated` column marks those pairs.
 """
 
 from __future__ import annotations
@@ -22,9 +23,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
-from annotate.models import Aggregation, Campaign, Document, Grade, LabelSource, SourceLabel
+from annotate.models import (
+    Adjudication,
+    Aggregation,
+    Campaign,
+    Document,
+    Grade,
+    LabelSource,
+    SourceLabel,
+)
+from annotate.services.adjudication import adjudication_rows, apply_adjudications
 
 _CHUNK = 5000
 SOURCE_RULE = "source"
@@ -59,6 +69,7 @@ class QrelsTable:
     grade: np.ndarray
     n: np.ndarray
     source: str | None = None
+    adjudicated: np.ndarray | None = None  # bool per line: a manager's ruling (None: a source)
 
     def __len__(self) -> int:
         return int(self.grade.size)
@@ -75,7 +86,11 @@ class QrelsTable:
 
     @property
     def note(self) -> str:
-        return rule_note(self.rule)
+        settled = 0 if self.adjudicated is None else int(self.adjudicated.sum())
+        if not settled:
+            return rule_note(self.rule)
+        pairs = "pair" if settled == 1 else "pairs"
+        return f"{rule_note(self.rule)}; {settled} {pairs} settled by a manager (the ruling wins)"
 
 
 def aggregate(
@@ -127,22 +142,36 @@ def aggregate_qrels(*, campaign: Campaign, rule: str | None = None) -> QrelsTabl
         ).iterator(chunk_size=_CHUNK),
         dtype=np.dtype([("item", "i8"), ("q", "i8"), ("d", "i8"), ("g", "f8")]),
     )
-    _, values, counts = aggregate(rows["item"], rows["g"], rule)
+    items, values, counts = aggregate(rows["item"], rows["g"], rule)
     # Each item's query and document, from its first grade row (items ascending, as above).
     rows = rows[np.argsort(rows["item"], kind="stable")]
     by_item = rows[np.r_[True, rows["item"][1:] != rows["item"][:-1]]] if rows.size else rows
-    query_ext = _external_ids(campaign.queries.all(), by_item["q"])
+    settled = apply_adjudications(
+        item=items,
+        query_id=by_item["q"],
+        document_id=by_item["d"],
+        grade=values,
+        n=counts,
+        rulings=adjudication_rows(campaign=campaign),
+    )
+    ruled_docs = Adjudication.objects.filter(pool_item__campaign=campaign)
+    query_ext = _external_ids(campaign.queries.all(), settled.query_id)
     doc_ext = _external_ids(
-        Document.objects.filter(pk__in=graded.values("pool_item__document_id")), by_item["d"]
+        Document.objects.filter(
+            Q(pk__in=graded.values("pool_item__document_id"))
+            | Q(pk__in=ruled_docs.values("pool_item__document_id"))
+        ),
+        settled.document_id,
     )
     return _sorted_table(
         rule=rule,
-        query_id=by_item["q"],
-        document_id=by_item["d"],
+        query_id=settled.query_id,
+        document_id=settled.document_id,
         query_external_id=query_ext,
         document_external_id=doc_ext,
-        grade=values,
-        n=counts,
+        grade=settled.grade,
+        n=settled.n,
+        adjudicated=settled.adjudicated,
     )
 
 
