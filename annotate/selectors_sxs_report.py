@@ -354,3 +354,44 @@ def manager_query_view(comparison: Comparison, query) -> dict:
         "verdicts": verdicts,
         "identical_tasks": [t for t in tasks if t.identical],
     }
+
+
+def gsb_cli_rows(comparison: Comparison) -> tuple[list[list[str]], list[str]]:
+    """The comparison's verdicts as the CSV `python -m metrics gsb` reads (header first), and
+    notes for the person running it. Identical tasks appear as their implied Sames.
+
+    The CLI pairs raters by query, so per position (where one rater answers several tasks of a
+    query) the rater column is left out: G/S/B, the interval and the decision are the same,
+    agreement is then only on the report page.
+    """
+    per_position = comparison.unit == ComparisonUnit.POSITION
+    rows = list(
+        Verdict.objects.filter(task__comparison=comparison)
+        .order_by("task__query__external_id", "task__position", "rater__username")
+        .values_list(
+            "task__query__external_id", "value", "rater__username", "candidate_side", "strength"
+        )
+    )
+    with_strength = any(r[4] is not None for r in rows)
+    header = ["query", "verdict", *([] if per_position else ["rater"]), "candidate_side"]
+    header += ["strength"] if with_strength else []
+    header.append("identical")
+    out = [header]
+    for query, value, rater, side, strength in rows:
+        line = [query, value, *([] if per_position else [rater]), side]
+        line += [str(strength or "")] if with_strength else []
+        out.append([*line, "false"])
+    identical = comparison.tasks.filter(identical=True).order_by("query__external_id", "position")
+    blank = ["", ""] if not per_position else [""]
+    for query in identical.values_list("query__external_id", flat=True):
+        for _ in range(comparison.raters_per_task):
+            line = [query, "S", *blank] + ([""] if with_strength else [])
+            out.append([*line, "true"])
+    notes = [
+        f"{len(rows)} verdicts and {len(out) - 1 - len(rows)} implied Sames of identical tasks; "
+        f"read them with: python -m metrics gsb FILE --threshold {comparison.min_gsb:g} "
+        f"--confidence {comparison.confidence:g} --min-queries {comparison.min_queries}"
+    ]
+    if per_position:
+        notes.append("per position: no rater column (agreement is on the report page)")
+    return out, notes

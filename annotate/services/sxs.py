@@ -1,4 +1,5 @@
-"""Side-by-side comparisons: setting one up, the raters' queue of tasks, and their verdicts.
+"""Side-by-side comparisons: the raters' queue of tasks and their verdicts (setting one up is
+in sxs_setup.py, re-exported here).
 
 The queue follows graded judging (services/queue.py): a rater leases the open tasks of one
 query at a time; every write that can change how many raters a task still needs first locks the
@@ -11,7 +12,6 @@ it preferred, never which side is which.
 from __future__ import annotations
 
 import hashlib
-import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -20,11 +20,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotate.models import (
-    Campaign,
     Comparison,
-    ComparisonUnit,
     Role,
-    Run,
     Side,
     SxsTask,
     TaskLease,
@@ -32,19 +29,15 @@ from annotate.models import (
     VerdictChange,
     VerdictValue,
 )
-from annotate.ranking import run_top_k
 from annotate.selectors_sxs import CHOICES, open_tasks, task_slots_taken
 from annotate.services.queue import GradeRefused
 
+# Setting a comparison up lives in its own module; its names are part of this service's API.
+from annotate.services.sxs_setup import ComparisonRefused as ComparisonRefused
+from annotate.services.sxs_setup import comparison_create as comparison_create
+from annotate.services.sxs_setup import sample_queries as sample_queries
+
 MAX_REASON = 2000
-
-
-class ComparisonRefused(Exception):
-    """A comparison that cannot be set up as asked; the message says why, for the manager."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class VerdictRefused(GradeRefused):
@@ -56,106 +49,6 @@ class VerdictOutcome:
     verdict: Verdict
     created: bool
     changed: bool
-
-
-# ---- Setting up ----------------------------------------------------------------------------
-
-
-def sample_queries(query_ids: list[int], external_ids: list[str], *, size: int, seed: int):
-    """A seeded random sample of `size` queries, the same for the same seed and query set.
-
-    The queries are put in external-id order first, so the sample does not depend on database
-    ids (a campaign imported again gives the same sample)."""
-    ordered = [q for _, q in sorted(zip(external_ids, query_ids, strict=True))]
-    return sorted(random.Random(seed).sample(ordered, size))
-
-
-@transaction.atomic
-def comparison_create(
-    *,
-    campaign: Campaign,
-    name: str,
-    baseline: Run,
-    candidate: Run,
-    unit: str = ComparisonUnit.LIST,
-    depth: int = 10,
-    raters_per_task: int = 1,
-    min_gsb: float = 0.0,
-    confidence: float = 0.95,
-    min_queries: int = 30,
-    seed: int = 0,
-    sample_size: int | None = None,
-) -> Comparison:
-    """Create a comparison of `candidate` against `baseline` with its tasks.
-
-    A list task per query (all queries of the campaign, or a seeded sample of `sample_size`);
-    per position, one task per rank 1..depth at which either run has a document. A task whose
-    two sides show the same thing (the same documents in the same order; per position, the same
-    document) is marked identical: it counts as Same without taking a rater's time.
-    """
-    name = (name or "").strip()
-    _check_setup(campaign, name, baseline, candidate, unit, depth, raters_per_task, sample_size)
-    queries = list(campaign.queries.values_list("pk", "external_id"))
-    if sample_size is not None:
-        ids = sample_queries(
-            [q for q, _ in queries], [e for _, e in queries], size=sample_size, seed=seed
-        )
-    else:
-        ids = sorted(q for q, _ in queries)
-    comparison = Comparison.objects.create(
-        campaign=campaign,
-        name=name,
-        baseline=baseline,
-        candidate=candidate,
-        unit=unit,
-        depth=depth,
-        raters_per_task=raters_per_task,
-        min_gsb=min_gsb,
-        confidence=confidence,
-        min_queries=min_queries,
-        seed=seed,
-    )
-    base = run_top_k(baseline, depth, queries=ids)
-    cand = run_top_k(candidate, depth, queries=ids)
-    tasks = []
-    for query_id in ids:
-        b = base[query_id].tolist() if query_id in base else []
-        c = cand[query_id].tolist() if query_id in cand else []
-        if unit == ComparisonUnit.LIST:
-            tasks.append(SxsTask(comparison=comparison, query_id=query_id, identical=b == c))
-            continue
-        for rank in range(1, max(len(b), len(c)) + 1):
-            same = rank <= min(len(b), len(c)) and b[rank - 1] == c[rank - 1]
-            tasks.append(
-                SxsTask(comparison=comparison, query_id=query_id, position=rank, identical=same)
-            )
-    SxsTask.objects.bulk_create(tasks, batch_size=2000)
-    return comparison
-
-
-def _check_setup(campaign, name, baseline, candidate, unit, depth, raters_per_task, sample_size):
-    if not name:
-        raise ComparisonRefused("Give the comparison a name.")
-    if Comparison.objects.filter(campaign=campaign, name=name).exists():
-        raise ComparisonRefused(f"This campaign already has a comparison named “{name}”.")
-    if baseline.campaign_id != campaign.pk or candidate.campaign_id != campaign.pk:
-        raise ComparisonRefused("Both runs must belong to this campaign.")
-    if baseline.pk == candidate.pk:
-        raise ComparisonRefused("Choose two different runs: the baseline and the candidate.")
-    if unit not in ComparisonUnit.values:
-        raise ComparisonRefused(f"Unknown unit “{unit}”.")
-    if not 1 <= depth <= 100:
-        raise ComparisonRefused("Results per side must be between 1 and 100.")
-    if not 1 <= raters_per_task <= 50:
-        raise ComparisonRefused("Raters per task must be between 1 and 50.")
-    available = campaign.queries.count()
-    if available == 0:
-        raise ComparisonRefused("The campaign has no queries yet: import them first.")
-    if sample_size is not None and not 1 <= sample_size <= available:
-        raise ComparisonRefused(
-            f"The sample must have between 1 and {available} queries (the campaign has "
-            f"{available})."
-        )
 
 
 # ---- The queue -----------------------------------------------------------------------------
