@@ -116,7 +116,7 @@ def test_it_names_the_line_of_a_byte_that_is_not_utf8(campaign, tmp_path):
     with pytest.raises(ImportFailed) as caught:
         import_queries(campaign=campaign, file=path)
     assert str(caught.value) == (
-        f"{path}:2: not valid UTF-8 (byte 0xe9 at column 7); save the file as UTF-8"
+        f"{path}:2: not valid UTF-8 (0xe9 at byte 7 of the line); save the file as UTF-8"
     )
 
 

@@ -164,7 +164,7 @@ class LineSource:
             raise ImportFailed(
                 self.path,
                 lineno,
-                f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
+                f"not valid UTF-8 (0x{raw[exc.start]:02x} at byte {exc.start + 1} of the line); "
                 "save the file as UTF-8",
             ) from None
 
