@@ -150,7 +150,11 @@ def test_a_real_process_exits_non_zero_without_a_traceback(sqlite_env, tmp_path)
     assert "Nothing was imported." in stderr
     assert "Traceback" not in stderr
     listed = manage(
-        sqlite_env, "shell", "-v0", "-c", "from annotate.models import Query; print(Query.objects.count())"
+        sqlite_env,
+        "shell",
+        "-v0",
+        "-c",
+        "from annotate.models import Query; print(Query.objects.count())",
     )
     assert listed.stdout.decode().strip() == "0"
 
