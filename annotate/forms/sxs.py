@@ -50,7 +50,9 @@ class ComparisonForm(forms.Form):
     confidence = forms.FloatField(
         min_value=0.5, max_value=0.999, initial=0.95, label="Confidence level"
     )
-    min_queries = forms.IntegerField(min_value=0, initial=30, label="Minimum number of queries")
+    min_queries = forms.IntegerField(
+        min_value=0, max_value=1_000_000, initial=30, label="Minimum number of queries"
+    )
     seed = forms.IntegerField(
         min_value=0, max_value=2**62, label="Seed",
         help_text="Draws the sample and the bootstrap; the same seed gives the same sample.",
