@@ -5,9 +5,9 @@
  *    back to change an earlier grade, Esc returns, ? shows the keys;
  *  - the next item is already on the client (the server leases ahead), so a key press shows
  *    it at once while the grade is sent in the background;
- *  - grades wait in an outbox kept in localStorage until the server has answered. Network
- *    errors and 5xx answers are retried with the same payload (the server stores it once);
- *    a 4xx refusal is shown as a message and the rater moves on.
+ *  - grades wait in an outbox (judge-outbox.js) until the server has answered: retried on
+ *    network errors with the same payload, a 4xx refusal shown as a message while the rater
+ *    moves on.
  * No framework, no build step.
  */
 (function () {
@@ -87,22 +87,24 @@
   if (!stateNode) return;
   const initial = JSON.parse(stateNode.textContent);
   const urls = initial.urls;
+  const { request, createOutbox } = window.Judge;
 
   // ---- State ---------------------------------------------------------------------------
-  const outbox = loadOutbox(); // [{payload, isNew, counts}] in the order given
-  const answered = new Set(outbox.map((entry) => entry.payload.item));
+  const outbox = createOutbox({
+    url: urls.api,
+    storageKey: initial.storageKey, // per rater and campaign: survives a reload or a closed tab
+    onAnswer: taken,
+    onRefusal: refused,
+    onChange: updateProgress,
+  });
+  const answered = new Set(outbox.entries.map((entry) => entry.payload.item));
   let upcoming = initial.items.filter((item) => !answered.has(item.id));
   let current = upcoming.shift() || null; // the front item, not yet answered
   let currentShownAt = performance.now();
   const history = []; // [{item, choice, refused}] of this session, oldest first
   let reviewIndex = null; // index into history while the rater changes an earlier grade
   let server = { progress: initial.progress, campaign: initial.campaign };
-  let sending = false;
-  let retryDelay = 0;
-  let retryTimer = null;
-  let latestRequest = 0;
   let lastKey = { key: "", at: 0 };
-  let sendTrouble = ""; // why the outbox is stuck, shown next to the progress
   let confirmedCount = 0; // answers to sent grades so far, to tell a stale progress count
   let progressWanted = false;
   const pendingEntries = new WeakMap(); // outbox entry -> {entry, previous} in the history
@@ -179,8 +181,8 @@
   }
 
   function updateProgress() {
-    const pendingNew = outbox.filter((entry) => entry.isNew).length;
-    const pendingCounted = outbox.filter((entry) => entry.isNew && entry.counts).length;
+    const pendingNew = outbox.entries.filter((entry) => entry.isNew).length;
+    const pendingCounted = outbox.entries.filter((entry) => entry.isNew && entry.counts).length;
     const p = server.progress;
     const done = Math.min(p.done + pendingNew, p.assigned);
     el.raterProgress.max = Math.max(p.assigned, 1);
@@ -197,11 +199,12 @@
   }
 
   function showSaveStatus() {
-    const waiting = outbox.length;
+    const waiting = outbox.entries.length;
+    const trouble = outbox.trouble;
     let text = waiting ? `Saving ${waiting}…` : "All grades saved";
-    if (waiting && sendTrouble) text = `${sendTrouble} ${waiting} grade(s) kept, sending again…`;
+    if (trouble) text = `${trouble} ${waiting} grade(s) kept, sending again…`;
     el.saveStatus.textContent = text;
-    el.saveStatus.classList.toggle("is-trouble", Boolean(waiting && sendTrouble));
+    el.saveStatus.classList.toggle("is-trouble", Boolean(trouble));
   }
 
   // ---- Choosing ------------------------------------------------------------------------
@@ -250,7 +253,7 @@
       currentShownAt = performance.now();
       render(current, null);
       if (previous && previous.query !== current.query) refreshProgress(); // once per query
-    } else if (outbox.length) {
+    } else if (outbox.busy) {
       showWaiting(); // the answer to the grade in flight brings the next items
     } else {
       fetchQueue();
@@ -304,84 +307,31 @@
 
   // ---- Sending -------------------------------------------------------------------------
   function send(payload, isNew, counts, origin) {
-    outbox.push({ payload, isNew, counts });
-    pendingEntries.set(outbox[outbox.length - 1], origin);
-    saveOutbox();
-    updateProgress();
-    pump();
+    const entry = { payload, isNew, counts };
+    pendingEntries.set(entry, origin);
+    outbox.push(entry);
   }
 
-  function csrfToken() {
-    // The cookie follows a token rotation (signing in again in another tab); the form's
-    // copy is the fallback.
-    const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
-    if (match) return decodeURIComponent(match[1]);
-    const field = document.querySelector("input[name=csrfmiddlewaretoken]");
-    return field ? field.value : "";
+  function taken(entry, data) {
+    countConfirmed(entry, data.result);
+    receive(data);
+    afterAnswer();
   }
 
-  async function request(url, options) {
-    const response = await fetch(url, {
-      credentials: "same-origin",
-      headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
-      ...options,
-    });
-    const type = response.headers.get("Content-Type") || "";
-    const data = type.includes("application/json") ? await response.json() : null;
-    return { response, data };
+  function refused(entry, data) {
+    // A refused change leaves the earlier grade in place; a refused new grade is not stored.
+    const origin = pendingEntries.get(entry);
+    if (origin && origin.previous) origin.entry.choice = origin.previous;
+    else if (origin) origin.entry.refused = data.error;
+    say(data.error, "error");
+    receive(data);
+    afterAnswer();
   }
 
-  async function pump() {
-    if (sending || !outbox.length) return;
-    sending = true;
-    clearTimeout(retryTimer);
-    const entry = outbox[0];
-    const ticket = ++latestRequest;
-    let again = false;
-    try {
-      const { response, data } = await request(urls.api, {
-        method: "POST",
-        body: JSON.stringify(entry.payload),
-      });
-      if (response.ok && data) {
-        outbox.shift();
-        retryDelay = 0;
-        sendTrouble = "";
-        again = true;
-        countConfirmed(entry, data.result);
-        receive(data, ticket);
-      } else if (data && response.status >= 400 && response.status < 500 && response.status !== 401) {
-        // Refused for good (time ran out, not assigned, …): sending it again cannot help.
-        outbox.shift();
-        sendTrouble = "";
-        again = true;
-        // A refused change leaves the earlier grade in place; a refused new grade is not stored.
-        const origin = pendingEntries.get(entry);
-        if (origin && origin.previous) origin.entry.choice = origin.previous;
-        else if (origin) origin.entry.refused = data.error;
-        say(data.error, "error");
-        receive(data, ticket);
-      } else if (response.status === 401 || response.status === 403) {
-        // Signed out, or the page's security token went stale: keep the grades.
-        sendTrouble = "Your sign-in ended: sign in again in another tab.";
-        retryLater(10000);
-      } else {
-        sendTrouble = "The server had a problem.";
-        retryLater();
-      }
-    } catch (networkError) {
-      sendTrouble = "Connection lost.";
-      retryLater();
-    } finally {
-      saveOutbox();
-      sending = false;
-    }
-    updateProgress();
-    if (again) {
-      if (outbox.length) pump();
-      else if (!current && reviewIndex === null) advance();
-      else if (progressWanted) refreshProgress();
-    }
+  function afterAnswer() {
+    if (outbox.busy) return;
+    if (!current && reviewIndex === null) advance();
+    else if (progressWanted) refreshProgress();
   }
 
   // Answers to grades leave the counting out (it is slow on a big campaign): the client adds
@@ -396,7 +346,7 @@
   }
 
   function refreshProgress() {
-    if (sending || outbox.length) {
+    if (outbox.busy) {
       progressWanted = true; // asked again once the outbox is empty
       return;
     }
@@ -406,7 +356,7 @@
       .then(({ response, data }) => {
         if (!response.ok || !data || !data.progress) return;
         // A grade sent meanwhile may or may not be in these counts: ask again later.
-        if (confirmedCount !== mark || sending || outbox.length) {
+        if (confirmedCount !== mark || outbox.busy) {
           progressWanted = true;
           return;
         }
@@ -416,19 +366,13 @@
       .catch(() => (progressWanted = true));
   }
 
-  function retryLater(delay) {
-    retryDelay = delay || Math.min(retryDelay ? retryDelay * 2 : 1000, 15000);
-    retryTimer = setTimeout(pump, retryDelay);
-  }
-
   async function fetchQueue() {
     showWaiting();
-    const ticket = ++latestRequest;
     try {
       const { response, data } = await request(urls.queue, { method: "GET" });
       if (!response.ok || !data) throw new Error(String(response.status));
-      receive(data, ticket);
-      if (!current && !upcoming.length && !outbox.length) window.location.assign(urls.done);
+      receive(data);
+      if (!current && !upcoming.length && !outbox.busy) window.location.assign(urls.done);
     } catch (error) {
       say("Could not load the next document; trying again…", "warning");
       setTimeout(fetchQueue, 3000);
@@ -436,34 +380,17 @@
   }
 
   // The server's list of held items is the truth about what comes next; items answered here
-  // but not yet confirmed there are left out.
-  function receive(data, ticket) {
+  // but not yet confirmed there are left out. (Answers cannot overtake each other: grades go
+  // one at a time, and the queue is only fetched when none is waiting.)
+  function receive(data) {
     if (data.progress) server = { progress: data.progress, campaign: data.campaign };
-    if (!data.items || ticket !== latestRequest) return;
-    const pending = new Set(outbox.map((entry) => entry.payload.item));
+    if (!data.items) return;
+    const pending = new Set(outbox.entries.map((entry) => entry.payload.item));
     upcoming = data.items.filter(
       (item) => !answered.has(item.id) && !pending.has(item.id) && (!current || item.id !== current.id),
     );
     if (!current && reviewIndex === null && upcoming.length) advance();
     else if (current && reviewIndex === null) updateQueryLeft(false);
-  }
-
-  function loadOutbox() {
-    try {
-      const saved = JSON.parse(window.localStorage.getItem(initial.storageKey) || "[]");
-      return Array.isArray(saved) ? saved.filter((entry) => entry && entry.payload) : [];
-    } catch (error) {
-      return [];
-    }
-  }
-
-  function saveOutbox() {
-    try {
-      if (outbox.length) window.localStorage.setItem(initial.storageKey, JSON.stringify(outbox));
-      else window.localStorage.removeItem(initial.storageKey);
-    } catch (error) {
-      /* private mode: the outbox lives in memory only */
-    }
   }
 
   // ---- Wiring --------------------------------------------------------------------------
@@ -488,9 +415,8 @@
     event.preventDefault();
     goBack();
   });
-  window.addEventListener("online", pump);
   window.addEventListener("beforeunload", (event) => {
-    if (!outbox.length) return;
+    if (!outbox.entries.length) return;
     event.preventDefault(); // kept in localStorage anyway; warn all the same
     event.returnValue = "";
   });
@@ -535,7 +461,7 @@
 
   if (current) render(current, null);
   updateProgress();
-  if (outbox.length) pump();
+  outbox.pump(); // grades kept from an earlier page, if any
 
   // ---- The page for one earlier item: keys press the form's buttons ----------------------
   function enhanceChangePage() {

@@ -96,6 +96,13 @@ def log_in(page: Page, base_url: str, username: str) -> None:
     expect(page.get_by_role("heading", name=f"Hello, {username}")).to_be_visible()
 
 
+def page_errors(page: Page) -> list[str]:
+    """Collects the page's uncaught JavaScript errors (a test ends by asserting none)."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors
+
+
 def shown_title(page: Page) -> str:
     return page.locator("#doc-title").inner_text()
 
@@ -112,6 +119,7 @@ def test_a_rater_judges_a_campaign_with_the_keyboard(personas, live_server, page
     campaign = personas.campaign
     build_campaign(campaign)
     good, fair, bad = (campaign.labels.get(name=n) for n in ("Good", "Fair", "Bad"))
+    errors = page_errors(page)
     log_in(page, live_server.url, "rater")
     queues = page.locator("#queues")
     expect(queues).to_contain_text("0 of 7 done")
@@ -174,6 +182,7 @@ def test_a_rater_judges_a_campaign_with_the_keyboard(personas, live_server, page
 
     expect(page.get_by_role("heading", name="All done")).to_be_visible()
     expect(page.locator(".stats")).to_contain_text("Graded")
+    assert errors == []
     page.screenshot(path=str(artifacts / "judging-all-done.png"))
 
     grades = {g.pool_item.document.title: g for g in Grade.objects.select_related("label")}
@@ -199,6 +208,7 @@ def test_a_rater_judges_a_campaign_with_the_keyboard(personas, live_server, page
     other = page.context.browser.new_context(viewport={"width": 375, "height": 812})
     phone = other.new_page()
     phone.set_default_timeout(15_000)
+    phone_errors = page_errors(phone)
     log_in(phone, live_server.url, "second")
     phone.locator("#queues").get_by_role("link", name="Start judging").click()
     expect(phone.locator("#rater-count")).to_have_text("0 of 2 done · 2 left")
@@ -209,6 +219,7 @@ def test_a_rater_judges_a_campaign_with_the_keyboard(personas, live_server, page
     phone.keyboard.press("1")  # not g again at once: a double tap is ignored on purpose
     expect(phone.get_by_role("heading", name="All done")).to_be_visible()
     other.close()
+    assert phone_errors == []
     assert offered == {skipped, cant}
     assert Grade.objects.filter(cant_judge=False).count() == 7
 
@@ -248,6 +259,7 @@ def test_a_grade_survives_a_network_error_and_a_refusal_is_shown(personas, live_
             route.continue_()
 
     page.route("**/api/judgments/", flaky)
+    errors = page_errors(page)
     log_in(page, live_server.url, "rater")
     page.goto(f"{live_server.url}/judge/campaign-a/")
     first = press_and_wait(page, "g")
@@ -269,6 +281,7 @@ def test_a_grade_survives_a_network_error_and_a_refusal_is_shown(personas, live_
     expect(page.locator("#notice")).to_contain_text("ran out")
     expect(page.locator("#doc-title")).not_to_have_text(shown)
     assert not Grade.objects.filter(rater=personas.rater, pool_item=item).exists()
+    assert errors == []
 
 
 def test_buttons_are_named_and_focus_is_visible(personas, live_server, page, artifacts):
@@ -306,8 +319,10 @@ def test_a_grade_sent_while_offline_is_kept_across_a_closed_tab(personas, live_s
     # The same browser, a new tab, the network back: the kept grade is sent, and its
     # document is not shown again.
     tab = page.context.new_page()
+    errors = page_errors(tab)
     tab.goto(f"{live_server.url}/judge/campaign-a/")
     expect(tab.locator("#save-status")).to_have_text("All grades saved")
     expect(tab.locator("#doc-title")).not_to_have_text(graded)
     (grade,) = Grade.objects.select_related("label", "pool_item__document")
     assert grade.pool_item.document.title == graded and grade.label.name == "Bad"
+    assert errors == []

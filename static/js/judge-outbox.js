@@ -1,0 +1,126 @@
+/* The judging screen's outbox, used by judge.js: grades wait here, kept in localStorage,
+ * until the server has answered them.
+ *
+ * One request at a time, in the order given. A network error, a 5xx, an ended sign-in or a
+ * stale CSRF token keep the grade and send it again later with the same payload (the server
+ * stores a grade once, however often it arrives). A 4xx refusal is final: the grade is dropped
+ * and the screen says why. No framework, no build step.
+ */
+(function () {
+  "use strict";
+
+  function csrfToken() {
+    // The cookie follows a token rotation (signing in again in another tab); the form's copy
+    // is the fallback.
+    const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    if (match) return decodeURIComponent(match[1]);
+    const field = document.querySelector("input[name=csrfmiddlewaretoken]");
+    return field ? field.value : "";
+  }
+
+  /* fetch, answering {response, data}; data is null unless the answer is JSON (a CSRF
+   * failure or a proxy's error page is not). */
+  async function request(url, options) {
+    const response = await fetch(url, {
+      credentials: "same-origin",
+      headers: {
+        Accept: "application/json",
+        "Content-Type": "application/json",
+        "X-CSRFToken": csrfToken(),
+      },
+      ...options,
+    });
+    const type = response.headers.get("Content-Type") || "";
+    const data = type.includes("application/json") ? await response.json() : null;
+    return { response, data };
+  }
+
+  /* onAnswer(entry, data) when the server took an entry, onRefusal(entry, data) when it
+   * refused it for good, onChange() whenever what is waiting (or why) changed. */
+  function createOutbox({ url, storageKey, onAnswer, onRefusal, onChange }) {
+    const entries = load();
+    let sending = false;
+    let retryDelay = 0;
+    let retryTimer = null;
+    let trouble = "";
+
+    function load() {
+      try {
+        const saved = JSON.parse(window.localStorage.getItem(storageKey) || "[]");
+        return Array.isArray(saved) ? saved.filter((entry) => entry && entry.payload) : [];
+      } catch (error) {
+        return [];
+      }
+    }
+
+    function save() {
+      try {
+        if (entries.length) window.localStorage.setItem(storageKey, JSON.stringify(entries));
+        else window.localStorage.removeItem(storageKey);
+      } catch (error) {
+        /* private mode: the outbox lives in memory only */
+      }
+    }
+
+    function push(entry) {
+      entries.push(entry);
+      save();
+      onChange();
+      pump();
+    }
+
+    async function pump() {
+      if (sending || !entries.length) return;
+      sending = true;
+      clearTimeout(retryTimer);
+      const entry = entries[0];
+      let settled = null; // [handler, data] once the server has decided
+      try {
+        const body = JSON.stringify(entry.payload);
+        const { response, data } = await request(url, { method: "POST", body });
+        const status = response.status;
+        if (response.ok && data) settled = [onAnswer, data];
+        else if (data && status >= 400 && status < 500 && status !== 401) settled = [onRefusal, data];
+        else if (status === 401 || status === 403) {
+          retryLater("Your sign-in ended: sign in again in another tab.", 10000);
+        } else retryLater("The server had a problem.");
+      } catch (networkError) {
+        retryLater("Connection lost.");
+      }
+      if (settled) {
+        entries.shift();
+        retryDelay = 0;
+        trouble = "";
+      }
+      save();
+      sending = false;
+      try {
+        if (settled) settled[0](entry, settled[1]);
+        onChange();
+      } finally {
+        if (settled) pump(); // a fault in the screen must not stall the grades behind
+      }
+    }
+
+    function retryLater(why, delay) {
+      trouble = why;
+      retryDelay = delay || Math.min(retryDelay ? retryDelay * 2 : 1000, 15000);
+      retryTimer = setTimeout(pump, retryDelay);
+    }
+
+    window.addEventListener("online", pump);
+    return {
+      entries,
+      push,
+      pump,
+      get busy() {
+        return sending || entries.length > 0;
+      },
+      get trouble() {
+        return entries.length ? trouble : "";
+      },
+    };
+  }
+
+  window.Judge = { request, createOutbox };
+})();
