@@ -174,13 +174,16 @@ def _documents(ids: set[int]) -> dict[int, Document]:
     return Document.objects.only("title", "url", "snippet").in_bulk(ids)
 
 
-def _shown(doc: Document, pair: int) -> dict:
+def _shown(doc: Document, pair: int, twin: int) -> dict:
     url = safe_link(doc.url)
     return {
         "title": doc.title or url or "(untitled document)",
         "url": url,
         "snippet": doc.snippet,
-        "pair": pair,  # >0: the same document is on the other side, with the same number
+        # The same document on the other side: both get the same pair number (>0), and `twin`
+        # is where it is shown there (1-based), so a moved result is seen at a glance.
+        "pair": pair,
+        "twin": twin,
     }
 
 
@@ -197,15 +200,16 @@ def task_payloads(comparison: Comparison, held: list[tuple[SxsTask, str]]) -> li
             if candidate_side == Side.LEFT
             else (tl.baseline, tl.candidate)
         )
-        on_right = set(right)
-        pairs = {d: i for i, d in enumerate((d for d in left if d in on_right), start=1)}
+        place_left = {d: i for i, d in enumerate(left, start=1)}
+        place_right = {d: i for i, d in enumerate(right, start=1)}
+        pairs = {d: i for i, d in enumerate((d for d in left if d in place_right), start=1)}
         out.append(
             {
                 "id": task.pk,
                 "query": task.query.text,
                 "description": task.query.description,
-                "left": [_shown(docs[d], pairs.get(d, 0)) for d in left],
-                "right": [_shown(docs[d], pairs.get(d, 0)) for d in right],
+                "left": [_shown(docs[d], pairs.get(d, 0), place_right.get(d, 0)) for d in left],
+                "right": [_shown(docs[d], pairs.get(d, 0), place_left.get(d, 0)) for d in right],
             }
         )
     return out

@@ -41,6 +41,9 @@ class VerdictArrays:
         return int(self.query.size)
 
 
+VALUE_WORDS = {"G": "Good", "S": "Same", "B": "Bad"}
+
+
 @dataclass
 class ReasonRow:
     rater: str
@@ -48,6 +51,11 @@ class ReasonRow:
     strength: int | None
     reason: str
     position: int | None
+
+    @property
+    def value_word(self) -> str:
+        # Words, not letters: "B" would read as system B on a page that names A and B.
+        return VALUE_WORDS.get(self.value, self.value)
 
 
 @dataclass

@@ -137,7 +137,7 @@ def queries_csv(request: HttpRequest, slug: str, comparison_id: int) -> HttpResp
     header = ("query", "text", "tasks", "verdicts", "good", "same", "bad", "identical_same", "y")
     lines = [(*header, "majority", "reasons")]
     for r in rows:
-        reasons = " | ".join(f"{x.rater} ({x.value}): {x.reason}" for x in r.reasons)
+        reasons = " | ".join(f"{x.rater} ({x.value_word}): {x.reason}" for x in r.reasons)
         lines.append(
             (r.external_id, r.text, r.tasks, r.verdicts, r.good, r.same, r.bad,
              r.identical_same, r.y, r.majority, reasons)

@@ -135,8 +135,9 @@
   // ---- Rendering -------------------------------------------------------------------------
   function renderSide(side, docs) {
     const list = $(`results-${side}`);
+    const other = side === "left" ? "right" : "left";
     list.replaceChildren(
-      ...docs.map((doc) => {
+      ...docs.map((doc, index) => {
         const item = document.createElement("li");
         item.className = "sxs-result" + (doc.pair ? " is-shared" : "");
         if (doc.pair) item.dataset.pair = String(doc.pair);
@@ -156,7 +157,10 @@
           const badge = document.createElement("span");
           badge.className = "badge";
           badge.textContent = "on both sides";
-          both.append(badge);
+          const twin = document.createElement("span");
+          twin.className = "sxs-twin";
+          twin.textContent = doc.twin === index + 1 ? "same place" : `#${doc.twin} on the ${other}`;
+          both.append(badge, " ", twin);
           item.append(both);
         }
         return item;

@@ -128,8 +128,6 @@ def test_a_manager_sets_up_a_comparison_through_the_form(personas):
     ],
 )
 def test_the_form_refuses_bad_setups_with_a_clear_message(personas, changes, message):
-    from annotate.models import Run, System
-
     baseline, candidate = build_runs(personas.campaign, distinct_lists(12))
     make_other = System.objects.create(campaign=personas.other_campaign, name="s")
     other_run = Run.objects.create(campaign=personas.other_campaign, system=make_other, name="r")

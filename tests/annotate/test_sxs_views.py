@@ -106,8 +106,18 @@ def test_a_document_on_both_sides_is_marked_on_both(personas, comparison):
     right = {d["title"]: d["pair"] for d in task["right"]}
     assert left["Title of shared"] == right["Title of shared"] == 1
     assert sorted(left.values()) == sorted(right.values()) == [0, 1]
+    # Each side says where the twin is shown on the other: a moved result is easy to see.
+    twins = {side: {d["title"]: d["twin"] for d in task[side]} for side in ("left", "right")}
+    shared_left = [d["title"] for d in task["left"]].index("Title of shared") + 1
+    shared_right = [d["title"] for d in task["right"]].index("Title of shared") + 1
+    assert twins["left"]["Title of shared"] == shared_right
+    assert twins["right"]["Title of shared"] == shared_left
+    for side in ("left", "right"):
+        assert all(t == 0 for title, t in twins[side].items() if title != "Title of shared")
     html = client.get(sxs_url(comparison)).content.decode()
     assert html.count('<p class="sxs-both"><span class="badge">on both sides</span>') == 2
+    moved = f"#{shared_right} on the right", f"#{shared_left} on the left"
+    assert all(text in html for text in moved)
 
 
 def test_an_answer_posted_without_javascript_is_stored_and_redirects(personas, comparison):
@@ -297,7 +307,7 @@ def test_nothing_a_rater_receives_tells_the_sides_systems_runs_scores_or_peers(
     for task in pages[1].json()["tasks"]:
         assert set(task) == {"id", "query", "description", "left", "right"}
         for doc in task["left"] + task["right"]:
-            assert set(doc) == {"title", "url", "snippet", "pair"}
+            assert set(doc) == {"title", "url", "snippet", "pair", "twin"}
 
 
 def test_the_lease_side_decides_what_is_shown_on_the_left(personas, comparison):
