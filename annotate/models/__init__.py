@@ -1,6 +1,7 @@
 """The data model of DESIGN.md section 2, one module per area."""
 
 from annotate.models.adjudication import Adjudication
+from annotate.models.behaviour import BehaviourLog, BehaviourPosition, BehaviourStat
 from annotate.models.campaigns import Aggregation, Campaign, Label, Membership, Role
 from annotate.models.corpus import Document, Query
 from annotate.models.judgments import Grade, GradeChange, PoolItem, Skip
@@ -13,6 +14,9 @@ from annotate.models.sxs_queue import TaskLease, VerdictChange
 __all__ = [
     "Adjudication",
     "Aggregation",
+    "BehaviourLog",
+    "BehaviourPosition",
+    "BehaviourStat",
     "Campaign",
     "Comparison",
     "ComparisonUnit",
