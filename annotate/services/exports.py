@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from urllib.parse import quote
 
+from django.db.models import CharField, Value
 from django.utils.text import slugify
 
 from annotate.models import Campaign, Grade, LabelSource, Verdict
@@ -136,8 +137,9 @@ def export_qrels(
     )
 
 
-def grade_records(*, campaign: Campaign) -> Iterator[dict]:
-    """Every grade of the campaign, can't-judge answers included, one dict per grade."""
+def grade_rows(*, campaign: Campaign) -> Iterator[tuple]:
+    """Every grade of the campaign, can't-judge answers included, as tuples in GRADE_FIELDS
+    order (None for a missing value)."""
     rows = (
         Grade.objects.filter(pool_item__campaign=campaign)
         .order_by(
@@ -147,6 +149,7 @@ def grade_records(*, campaign: Campaign) -> Iterator[dict]:
             "pk",
         )
         .values_list(
+            Value(campaign.slug, output_field=CharField()),
             "pool_item__query__external_id",
             "pool_item__document__external_id",
             "rater__username",
@@ -159,36 +162,13 @@ def grade_records(*, campaign: Campaign) -> Iterator[dict]:
             "changed_at",
         )
     )
-    for (
-        qid,
-        docid,
-        rater,
-        label,
-        grade,
-        cant_judge,
-        seconds,
-        comment,
-        created,
-        changed,
-    ) in rows.iterator(chunk_size=_CHUNK):
-        yield {
-            "campaign": campaign.slug,
-            "query_id": qid,
-            "doc_id": docid,
-            "rater": rater,
-            "label": label,
-            "grade": grade,
-            "cant_judge": cant_judge,
-            "seconds": seconds,
-            "comment": comment,
-            "created": created,
-            "changed": changed,
-        }
+    return rows.iterator(chunk_size=_CHUNK)
 
 
-def verdict_records(*, campaign: Campaign) -> Iterator[dict]:
-    """Every side-by-side verdict of the campaign, one dict per verdict. `verdict` is for the
-    candidate (G: better, S: same, B: worse); `candidate_side` is where it was shown."""
+def verdict_rows(*, campaign: Campaign) -> Iterator[tuple]:
+    """Every side-by-side verdict of the campaign as tuples in VERDICT_FIELDS order. `verdict`
+    is for the candidate (G: better, S: same, B: worse); `candidate_side` is where it was
+    shown; `position` is empty for a whole-list comparison."""
     rows = (
         Verdict.objects.filter(task__comparison__campaign=campaign)
         .order_by(
@@ -199,6 +179,7 @@ def verdict_records(*, campaign: Campaign) -> Iterator[dict]:
             "pk",
         )
         .values_list(
+            Value(campaign.slug, output_field=CharField()),
             "task__comparison__name",
             "task__query__external_id",
             "task__position",
@@ -212,8 +193,7 @@ def verdict_records(*, campaign: Campaign) -> Iterator[dict]:
             "changed_at",
         )
     )
-    for row in rows.iterator(chunk_size=_CHUNK):
-        yield dict(zip(VERDICT_FIELDS, (campaign.slug, *row), strict=True))
+    return rows.iterator(chunk_size=_CHUNK)
 
 
 def export_grades(*, campaign: Campaign, fmt: str = "csv") -> Export:
@@ -222,7 +202,7 @@ def export_grades(*, campaign: Campaign, fmt: str = "csv") -> Export:
         kind="grades",
         fmt=fmt,
         fields=GRADE_FIELDS,
-        records=grade_records(campaign=campaign),
+        rows=grade_rows(campaign=campaign),
     )
 
 
@@ -232,16 +212,16 @@ def export_verdicts(*, campaign: Campaign, fmt: str = "csv") -> Export:
         kind="verdicts",
         fmt=fmt,
         fields=VERDICT_FIELDS,
-        records=verdict_records(campaign=campaign),
+        rows=verdict_rows(campaign=campaign),
     )
 
 
 def _records_export(
-    *, campaign: Campaign, kind: str, fmt: str, fields: Sequence[str], records: Iterator[dict]
+    *, campaign: Campaign, kind: str, fmt: str, fields: Sequence[str], rows: Iterator[tuple]
 ) -> Export:
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}: use csv or jsonl")
-    writer: Callable[[Sequence[str], Iterable[dict]], Iterator[str]]
+    writer: Callable[[Sequence[str], Iterable[tuple]], Iterator[str]]
     writer, content_type = (
         (csv_lines, "text/csv; charset=utf-8")
         if fmt == "csv"
@@ -250,7 +230,7 @@ def _records_export(
     return Export(
         filename=f"{campaign.slug}-{kind}.{fmt}",
         content_type=content_type,
-        chunks=_joined(writer(fields, records)),
+        chunks=_joined(writer(fields, rows)),
         note=f"{kind} of {campaign.slug} as {fmt}",
     )
 
@@ -263,35 +243,29 @@ class _Line:
         return text
 
 
-def csv_lines(fields: Sequence[str], records: Iterable[dict]) -> Iterator[str]:
-    """A header row, then one row per record. Empty cell for a missing value, true/false for
-    flags, exact shortest text for numbers, ISO 8601 for times."""
+def csv_lines(fields: Sequence[str], rows: Iterable[tuple]) -> Iterator[str]:
+    """A header row, then one row per tuple. Empty cell for a missing value, true/false for
+    flags, the exact shortest text for real numbers ("3" for 3.0), ISO 8601 for times."""
     writer = csv.writer(_Line())
     yield writer.writerow(fields)
-    for record in records:
-        yield writer.writerow([_csv_value(record[f]) for f in fields])
+    # csv.writer already writes None as an empty cell and str and int as they are; only
+    # these types need a conversion, decided per value by an exact type lookup (cheap).
+    convert = {bool: _csv_bool, float: format_real, datetime: datetime.isoformat}
+    for row in rows:
+        yield writer.writerow([convert[type(v)](v) if type(v) in convert else v for v in row])
 
 
-def jsonl_lines(fields: Sequence[str], records: Iterable[dict]) -> Iterator[str]:
+def jsonl_lines(fields: Sequence[str], rows: Iterable[tuple]) -> Iterator[str]:
     """One JSON object per line (null for a missing value, ISO 8601 for times)."""
-    for record in records:
-        yield json.dumps({f: _json_value(record[f]) for f in fields}, ensure_ascii=False) + "\n"
+    for row in rows:
+        record = {
+            f: v.isoformat() if type(v) is datetime else v for f, v in zip(fields, row, strict=True)
+        }
+        yield json.dumps(record, ensure_ascii=False) + "\n"
 
 
-def _csv_value(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return format_real(value)
-    if isinstance(value, datetime):
-        return value.isoformat()
-    return str(value)
-
-
-def _json_value(value: object) -> object:
-    return value.isoformat() if isinstance(value, datetime) else value
+def _csv_bool(value: bool) -> str:
+    return "true" if value else "false"
 
 
 def _joined(lines: Iterator[str]) -> Iterator[str]:
