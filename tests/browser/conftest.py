@@ -26,7 +26,8 @@ CHROMIUM_ARGS = [
 ]
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM would then refuse
-# to run here. The test thread only reads the database after the browser is done.
+# to run here, including the database teardown after each test. (Subprocesses that run
+# `check --deploy` drop it from their environment: there it is rightly a warning.)
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 

@@ -17,6 +17,7 @@ def run_check(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     base = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "DATABASE_URL"}}
     base.pop("ALLOWED_HOSTS", None)
     base.pop("CSRF_TRUSTED_ORIGINS", None)
+    base.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     return subprocess.run(
         [sys.executable, "manage.py", "check", *args],
         cwd=ROOT,
