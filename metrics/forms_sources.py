@@ -1,0 +1,108 @@
+"""Forms of the label-sources pages: the report's settings, and the manager's uploads (a
+competitor's ranking, a behaviour log) and derivations (clicks, purchases)."""
+
+from __future__ import annotations
+
+from django import forms
+
+from annotate.models import Aggregation, BehaviourLog, Campaign
+from annotate.services.labels.bands import bands_text, default_bands, parse_bands
+from annotate.services.labels.clicks import DEFAULT_MIN_IMPRESSIONS, parse_thresholds
+from metrics.label_sources import DEFAULT_K, MAX_K
+
+MATCH_CHOICES = [
+    ("auto", "by URL when the value has a scheme, else by document id"),
+    ("id", "by document id"),
+    ("url", "by normalised URL"),
+]
+
+
+class SourcesSettingsForm(forms.Form):
+    k = forms.IntegerField(min_value=1, max_value=MAX_K, required=False, label="Cut-off k")
+    aggregation = forms.ChoiceField(
+        choices=[("", "the campaign's rule"), *Aggregation.choices],
+        required=False,
+        label="Raters' aggregation",
+    )
+
+    @property
+    def k_value(self) -> int:
+        return self.cleaned_data.get("k") or DEFAULT_K
+
+    @property
+    def rule(self) -> str | None:
+        return self.cleaned_data.get("aggregation") or None
+
+
+class CompetitorForm(forms.Form):
+    file = forms.FileField(help_text="TREC run, or CSV qid,docno,rank (a header is optional).")
+    name = forms.CharField(max_length=180, help_text="Stored as competitor:NAME.")
+    bands = forms.CharField(
+        required=False,
+        max_length=500,
+        help_text="Positions to grades, e.g. 1-3:Good, 4-10:Fair, 11-20:Bad.",
+    )
+    match = forms.ChoiceField(choices=MATCH_CHOICES, initial="auto", label="Match documents")
+    replace = forms.BooleanField(required=False, label="Replace a source of that name")
+
+    def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        self.fields["bands"].widget.attrs["placeholder"] = bands_text(default_bands(campaign))
+
+    def clean_bands(self):
+        text = self.cleaned_data["bands"].strip()
+        if not text:
+            return default_bands(self.campaign)
+        try:
+            return parse_bands(text, campaign=self.campaign)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+
+class LogForm(forms.Form):
+    file = forms.FileField(
+        help_text="CSV with a header, or JSONL: qid, docno (or url), position, impressions, "
+        "clicks, optionally purchases and dwell. Logs of millions of rows: use the "
+        "import_logs command."
+    )
+    name = forms.CharField(max_length=200, help_text="The log's name in the campaign.")
+    match = forms.ChoiceField(choices=MATCH_CHOICES, initial="auto", label="Match documents")
+    replace = forms.BooleanField(required=False, label="Replace a log of that name")
+
+
+class DeriveForm(forms.Form):
+    log = forms.ModelChoiceField(queryset=BehaviourLog.objects.none())
+    method = forms.ChoiceField(
+        choices=[
+            ("clicks", "clicks over expected clicks (graded)"),
+            ("purchases", "purchases (bought: top grade, not bought: 0)"),
+        ]
+    )
+    name = forms.CharField(
+        max_length=180, required=False, help_text="Stored as METHOD:NAME (default: the log's)."
+    )
+    min_impressions = forms.IntegerField(
+        min_value=1,
+        required=False,
+        help_text=f"No label below this (clicks: {DEFAULT_MIN_IMPRESSIONS}; purchases: 1).",
+    )
+    thresholds = forms.CharField(
+        required=False,
+        max_length=200,
+        help_text="Clicks: ratio thresholds, highest first (default 1.5, then halving).",
+    )
+    replace = forms.BooleanField(required=False, label="Replace a source of that name")
+
+    def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["log"].queryset = BehaviourLog.objects.filter(campaign=campaign)
+
+    def clean_thresholds(self):
+        text = self.cleaned_data["thresholds"].strip()
+        if not text:
+            return None
+        try:
+            return parse_thresholds(text)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None

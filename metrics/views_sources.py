@@ -1,0 +1,281 @@
+"""Label sources: the report that sets every source against every other (metrics.label_sources),
+its CSV downloads, and the manager's forms to add sources without raters (a competitor's
+ranking, a behaviour log, labels derived from a log). Managers of the campaign only: anyone
+else gets 404, an anonymous visitor the login page. Bad parameters answer 400 with a message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import urlencode
+
+import numpy as np
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from annotate.models import Campaign
+from annotate.selectors import campaign_managed_by
+from annotate.services.imports import ImportFailed
+from annotate.services.labels.clicks import DEFAULT_MIN_IMPRESSIONS, derive_clicks
+from annotate.services.labels.competitor import import_competitor
+from annotate.services.labels.logs import import_log
+from annotate.services.labels.purchases import derive_purchases
+from metrics import charts
+from metrics.forms_sources import CompetitorForm, DeriveForm, LogForm, SourcesSettingsForm
+from metrics.label_sources import RATERS, SourcesReport, SourceSummary, sources_report
+from metrics.presenting import csv_response
+
+DOWNLOADS = ("scores", "agreement", "confusion", "orders")
+
+
+@login_required
+@require_GET
+def sources(request: HttpRequest, slug: str) -> HttpResponse:
+    """?k= (cut-off), ?aggregation= (the raters' rule), ?download=scores|agreement|...."""
+    campaign = campaign_managed_by(request.user, slug)
+    form = SourcesSettingsForm(request.GET)
+    download = request.GET.get("download")
+    if not form.is_valid() or (download and download not in DOWNLOADS):
+        if download and download not in DOWNLOADS:
+            form.add_error(None, f"download must be one of {', '.join(DOWNLOADS)}")
+        context = {"campaign": campaign, "form": form}
+        return render(request, "metrics/sources.html", context, status=400)
+    report = sources_report(campaign=campaign, rule=form.rule, k=form.k_value)
+    notes = [
+        f"raters' grades aggregated by {report.rule}",
+        f"k = {report.k}, relevant from grade {report.relevance_level:g}",
+        "agreement on grades rounded half up",
+    ]
+    if download:
+        header, rows = TABLES[download](report)
+        return csv_response(
+            campaign=campaign, name=f"label-sources-{download}", header=header, rows=rows,
+            notes=notes,
+        )  # fmt: skip
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "report": report,
+        "sources": [
+            {"summary": s, "how": describe(s), "export_query": _export_query(s, report)}
+            for s in report.sources
+        ],
+        "score_rows": _score_rows(report),
+        "agreements": _named(report, report.agreements),
+        "orders": _named(report, report.orders),
+        "chart_svg": _chart(report) if report.runs else "",
+        "settings_query": _settings_query(request),
+    }
+    return render(request, "metrics/sources.html", context)
+
+
+def _settings_query(request: HttpRequest) -> str:
+    keep = request.GET.copy()
+    keep.pop("download", None)
+    return keep.urlencode()
+
+
+def describe(source: SourceSummary) -> str:
+    """How a source's labels were made, in one line, from its stored parameters."""
+    p = source.params
+    if source.kind == RATERS:
+        return "the raters' grades, aggregated"
+    if source.kind == "competitor" and "bands_text" in p:
+        return (
+            f"rank bands {p['bands_text']}; documents matched {p['match']}; "
+            f"{p['unmatched_lines']:,} of {p['lines']:,} lines unmatched, "
+            f"{p['unknown_query_lines']:,} for other queries"
+        )
+    if source.kind == "clicks" and "thresholds" in p:
+        steps = ", ".join(
+            f"ratio ≥ {t['ratio_at_least']:g}: {t['grade']:g}" for t in p["thresholds"]
+        )
+        return (
+            f"clicks over expected clicks from log {p['log']!r}: {steps}, else "
+            f"{p['below_last_threshold_grade']:g}; at least {p['min_impressions']} impressions"
+        )
+    if source.kind == "purchases" and "bought_grade" in p:
+        return (
+            f"purchases from log {p['log']!r}: bought {p['bought_grade']:g}, shown and not "
+            f"bought {p['not_bought_grade']:g}"
+        )
+    return f"imported from {p['file']}" if p.get("file") else "imported"
+
+
+def _export_query(source: SourceSummary, report: SourcesReport) -> str:
+    if source.key == RATERS:
+        return urlencode({"aggregation": report.rule, "real": 1})
+    return urlencode({"source": source.key, "real": 1})
+
+
+def _named(report: SourcesReport, items: list) -> list[dict]:
+    """Pairs of sources with their display names (the raters' aggregate names its rule)."""
+    names = {s.key: s.label for s in report.sources}
+    return [{"x": item, "a": names[item.a], "b": names[item.b]} for item in items]
+
+
+def _score_rows(report: SourcesReport) -> list[dict]:
+    """One row per (run, source), runs in the report's order, sources in theirs."""
+    rows = []
+    for run in report.runs:
+        for i, source in enumerate(report.sources):
+            rows.append(
+                {
+                    "run": run,
+                    "name": run_name(run),
+                    "first": i == 0,
+                    "span": len(report.sources),
+                    "source": source,
+                    "values": [run.values[source.key][key] for key, _ in report.measures],
+                }
+            )
+    return rows
+
+
+def _chart(report: SourcesReport) -> str:
+    ndcg, label = report.measures[0]
+    means = np.array([[run.values[s.key][ndcg] for run in report.runs] for s in report.sources])
+    return charts.bars_with_intervals(
+        title=f"{label} of every run under each label source",
+        groups=[run_name(run) for run in report.runs],
+        series=[s.label for s in report.sources],
+        means=means,
+        lows=np.full(means.shape, np.nan),
+        highs=np.full(means.shape, np.nan),
+    )
+
+
+def run_name(run) -> str:
+    return run.system if run.run == run.system else f"{run.system} ({run.run})"
+
+
+def _scores_table(report: SourcesReport):
+    header = ["system", "run", "source", *(label for _, label in report.measures)]
+    rows = [
+        [run.system, run.run, source.key, *(run.values[source.key][k] for k, _ in report.measures)]
+        for run in report.runs
+        for source in report.sources
+    ]
+    return header, rows
+
+
+def _agreement_table(report: SourcesReport):
+    header = ["source a", "source b", "pairs a", "pairs b", "pairs both", "exact agreement",
+              "weighted kappa (linear)", "krippendorff alpha (ordinal)", "note"]  # fmt: skip
+    rows = [
+        [a.a, a.b, a.a_pairs, a.b_pairs, a.both, a.exact, a.kappa, a.alpha, a.note]
+        for a in report.agreements
+    ]
+    return header, rows
+
+
+def _confusion_table(report: SourcesReport):
+    header = ["source a", "source b", "grade a", "grade b", "pairs"]
+    rows = [
+        [a.a, a.b, ga, gb, count]
+        for a in report.agreements
+        for ga, row in a.confusion_rows
+        for gb, count in zip(a.categories, row, strict=True)
+    ]
+    return header, rows
+
+
+def _orders_table(report: SourcesReport):
+    ndcg = report.measures[0][1]
+    header = ["source a", "source b", "runs", f"kendall tau-b ({ndcg})", "p value",
+              "pairs of runs swapped", "pairs of runs"]  # fmt: skip
+    rows = [[o.a, o.b, o.runs, o.tau, o.p_value, o.swapped, o.pairs] for o in report.orders]
+    return header, rows
+
+
+TABLES: dict[str, Callable[[SourcesReport], tuple[list[str], list[list]]]] = {
+    "scores": _scores_table,
+    "agreement": _agreement_table,
+    "confusion": _confusion_table,
+    "orders": _orders_table,
+}
+
+
+# --- adding sources ---------------------------------------------------------------------
+
+
+def _forms(campaign: Campaign, data=None, files=None, *, bound: str = "") -> dict:
+    """The page's three forms; only the one named ``bound`` gets the posted data."""
+
+    def pick(name):
+        return (data, files) if name == bound else (None, None)
+
+    return {
+        "competitor_form": CompetitorForm(
+            *pick("competitor"), campaign=campaign, prefix="competitor"
+        ),
+        "log_form": LogForm(*pick("log"), prefix="log"),
+        "derive_form": DeriveForm(*pick("derive"), campaign=campaign, prefix="derive"),
+    }
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def sources_add(request: HttpRequest, slug: str) -> HttpResponse:
+    """GET: the forms. POST with action=competitor|log|derive: run that one, then back to the
+    report (or the page again with the form's errors, status 400)."""
+    campaign = campaign_managed_by(request.user, slug)
+    if request.method == "GET":
+        return _add_page(request, campaign, _forms(campaign))
+    action = request.POST.get("action", "")
+    if action not in ("competitor", "log", "derive"):
+        messages.error(request, "Unknown action: choose one of the forms.")
+        return _add_page(request, campaign, _forms(campaign), status=400)
+    forms = _forms(campaign, request.POST, request.FILES, bound=action)
+    form = forms[f"{action}_form"]
+    if form.is_valid():
+        try:
+            summary = ACTIONS[action](campaign, form.cleaned_data)
+        except (ImportFailed, ValueError) as exc:
+            form.add_error(None, f"Nothing was stored: {exc}")
+        else:
+            messages.success(request, str(summary))
+            for warning in summary.warnings:
+                messages.warning(request, warning)
+            return redirect("metrics:sources", slug=campaign.slug)
+    return _add_page(request, campaign, forms, status=400)
+
+
+def _add_page(request, campaign: Campaign, forms: dict, status: int = 200) -> HttpResponse:
+    logs = campaign.behaviour_logs.order_by("name")
+    context = {"campaign": campaign, "logs": logs, **forms}
+    return render(request, "metrics/sources_add.html", context, status=status)
+
+
+def _competitor(campaign: Campaign, data: dict):
+    upload = data["file"]
+    return import_competitor(
+        campaign=campaign, file=upload, filename=upload.name, name=data["name"],
+        bands=data["bands"], match=data["match"], replace=data["replace"],
+    )  # fmt: skip
+
+
+def _log(campaign: Campaign, data: dict):
+    upload = data["file"]
+    return import_log(
+        campaign=campaign, file=upload, filename=upload.name, name=data["name"],
+        match=data["match"], replace=data["replace"],
+    )  # fmt: skip
+
+
+def _derive(campaign: Campaign, data: dict):
+    log, name = data["log"], data["name"] or data["log"].name
+    if data["method"] == "clicks":
+        return derive_clicks(
+            log=log, name=name, thresholds=data["thresholds"], replace=data["replace"],
+            min_impressions=data["min_impressions"] or DEFAULT_MIN_IMPRESSIONS,
+        )  # fmt: skip
+    return derive_purchases(
+        log=log, name=name, min_impressions=data["min_impressions"] or 1, replace=data["replace"]
+    )
+
+
+ACTIONS = {"competitor": _competitor, "log": _log, "derive": _derive}
