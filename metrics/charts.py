@@ -1,0 +1,180 @@
+"""The reports' charts, drawn on the server as SVG to embed in the page (DESIGN.md section 6).
+
+The same approach as annotate.sxs_chart: matplotlib's object API with the SVG canvas (no pyplot
+global state, no GUI backend, safe in request threads), text kept as text in the SVG so the
+numbers and names are readable by tests and screen readers, a fixed hash salt and no date so the
+same data give the same bytes. Every chart is titled; its numbers are also in a table on the
+page. Systems keep one colour across all charts (their order in the systems table).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+import matplotlib
+import numpy as np
+from matplotlib.backends.backend_svg import FigureCanvasSVG
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+# Okabe–Ito: distinguishable with the common colour-vision deficiencies.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+_RC = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "metrics-report",
+    "font.family": "sans-serif",
+    "font.size": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+
+
+def colour(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def svg(fig: Figure, title: str) -> str:
+    """The figure as an inline <svg> element, labelled with its title for assistive tools."""
+    FigureCanvasSVG(fig)
+    out = io.StringIO()
+    fig.savefig(out, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    text = out.getvalue()
+    # Keep only the <svg> element: the XML prolog and doctype are not allowed inside HTML.
+    text = text[text.index("<svg") :]
+    label = title.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+    return re.sub(r"<svg ", f'<svg role="img" aria-label="{label}" ', text, count=1)
+
+
+def _figure(width: float, height: float) -> Figure:
+    return Figure(figsize=(width, height))
+
+
+def bars_with_intervals(
+    *,
+    title: str,
+    groups: Sequence[str],
+    series: Sequence[str],
+    means: np.ndarray,
+    lows: np.ndarray,
+    highs: np.ndarray,
+) -> str:
+    """Grouped bars: one group per measure, one bar per system, with its interval as a
+    whisker. Arrays are (series × groups); NaN bounds draw no whisker."""
+    means = np.asarray(means, dtype=float)
+    with matplotlib.rc_context(_RC):
+        fig = _figure(9, 3.4)
+        ax = fig.add_subplot()
+        width = 0.8 / max(len(series), 1)
+        x = np.arange(len(groups))
+        for i, name in enumerate(series):
+            pos = x - 0.4 + width * (i + 0.5)
+            low = np.where(np.isnan(lows[i]), means[i], lows[i])
+            high = np.where(np.isnan(highs[i]), means[i], highs[i])
+            err = np.vstack([means[i] - low, high - means[i]])
+            ax.bar(pos, means[i], width * 0.92, color=colour(i), label=name)
+            ax.errorbar(pos, means[i], yerr=err, fmt="none", ecolor="#222", capsize=3, lw=1)
+        ax.set_xticks(x, groups)
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("mean over queries")
+        ax.set_title(title, loc="left", fontsize=11)
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(
+            loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=min(len(series), 4), frameon=False
+        )
+        return svg(fig, title)
+
+
+def curves(*, title: str, ks: Sequence[int], series: dict[str, Sequence[float]]) -> str:
+    """One line per system over the cut-offs (NDCG@1 … NDCG@k)."""
+    with matplotlib.rc_context(_RC):
+        fig = _figure(9, 3.4)
+        ax = fig.add_subplot()
+        for i, (name, values) in enumerate(series.items()):
+            ax.plot(ks, values, marker="o", ms=3, color=colour(i), label=name)
+        ax.set_xlabel("cut-off k")
+        ax.set_ylabel("NDCG@k")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylim(0, 1.02)
+        ax.grid(alpha=0.3)
+        ax.set_title(title, loc="left", fontsize=11)
+        ax.legend(
+            loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=min(len(series), 4), frameon=False
+        )
+        return svg(fig, title)
+
+
+def histogram(
+    *, title: str, edges: np.ndarray, counts: np.ndarray, xlabel: str, mean: float | None = None
+) -> str:
+    """Bars over bins (`edges` has one more entry than `counts`), a line at 0 and the mean."""
+    edges = np.asarray(edges, dtype=float)
+    with matplotlib.rc_context(_RC):
+        fig = _figure(9, 3.0)
+        ax = fig.add_subplot()
+        centres = (edges[:-1] + edges[1:]) / 2
+        signs = np.sign(centres)
+        colours = ["#b3261e" if s < 0 else "#1b7f3b" if s > 0 else "#9aa0a6" for s in signs]
+        ax.bar(centres, counts, width=np.diff(edges) * 0.95, color=colours)
+        ax.axvline(0, color="#333", lw=1)
+        if mean is not None:
+            ax.axvline(mean, color="#0072B2", lw=1.5, ls="--", label=f"mean {mean:+.4f}")
+            ax.legend(frameon=False, loc="upper right")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("queries")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_title(title, loc="left", fontsize=11)
+        return svg(fig, title)
+
+
+def stacked_time_bars(
+    *, title: str, buckets: Sequence[datetime], series: dict[str, Sequence[int]], unit: str
+) -> str:
+    """Answers per time bucket, stacked by rater."""
+    with matplotlib.rc_context(_RC):
+        fig = _figure(9, 3.0)
+        ax = fig.add_subplot()
+        x = np.arange(len(buckets))
+        bottom = np.zeros(len(buckets))
+        for i, (name, values) in enumerate(series.items()):
+            ax.bar(x, values, 0.9, bottom=bottom, color=colour(i), label=name)
+            bottom += np.asarray(values, dtype=float)
+        fmt = "%m-%d\n%H:00" if unit == "hour" else "%Y\n%m-%d"
+        step = max(1, -(-len(buckets) // 7))  # at most 7 labels: they stay apart
+        ax.set_xticks(x[::step], [b.strftime(fmt) for b in buckets][::step])
+        ax.set_xlim(-0.6, len(buckets) - 0.4)
+        ax.set_ylabel(f"grades per {unit}")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_title(title, loc="left", fontsize=11)
+        ax.legend(
+            loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=min(len(series), 5), frameon=False
+        )
+        return svg(fig, title)
+
+
+def matrix(
+    *, title: str, names: Sequence[str], values: np.ndarray, notes: np.ndarray | None = None
+) -> str:
+    """A square heat map (rater × rater) with each cell's value written in it; NaN cells stay
+    blank. `notes` adds a second line per cell (e.g. "n=120")."""
+    values = np.asarray(values, dtype=float)
+    n = len(names)
+    size = min(9.0, 1.6 + 0.75 * n)
+    with matplotlib.rc_context({**_RC, "axes.spines.left": False, "axes.spines.bottom": False}):
+        fig = _figure(size, size * 0.85)
+        ax = fig.add_subplot()
+        shown = np.ma.masked_invalid(values)
+        image = ax.imshow(shown, cmap="RdYlGn", vmin=-1, vmax=1)
+        for (r, c), v in np.ndenumerate(values):
+            if np.isnan(v):
+                continue
+            text = f"{v:.2f}" + (f"\n{notes[r, c]}" if notes is not None else "")
+            ink = "white" if abs(v) > 0.75 else "#111"
+            ax.text(c, r, text, ha="center", va="center", fontsize=8, color=ink)
+        ax.set_xticks(range(n), names, rotation=30, ha="right")
+        ax.set_yticks(range(n), names)
+        fig.colorbar(image, ax=ax, shrink=0.7, label="weighted kappa")
+        ax.set_title(title, loc="left", fontsize=11)
+        return svg(fig, title)

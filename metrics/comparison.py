@@ -1,0 +1,143 @@
+"""Two systems compared on a snapshot's per-query values (STATISTICS.md section 6).
+
+The primary measure (NDCG@k unless another is chosen) gets the full treatment of
+metrics.core.stats.compare_runs: paired t-test with its interval, the randomization test (exact
+up to 20 queries, else 10,000 sign flips) and the BCa bootstrap of the mean difference (10,000
+resamples), both from a stored seed, plus the queries won and lost most. The other quality
+measures of the table are a planned family of a few comparisons: their paired-t and
+randomization p-values are shown raw and Holm-adjusted (judged@k is a coverage figure, not a
+quality measure, and stays out of the family).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from metrics.core.stats import RunComparison, compare_runs, holm, paired_t_test, randomization_test
+
+COMPARE_SEED = 20261001
+TOP = 10
+BINS = 21  # odd: one bin is centred on 0 (no change)
+
+
+@dataclass(frozen=True)
+class FamilyRow:
+    key: str
+    label: str
+    diff: float
+    p_t: float
+    p_t_holm: float
+    p_rand: float
+    p_rand_holm: float
+    primary: bool
+
+
+@dataclass(frozen=True)
+class ComparisonReport:
+    a: dict
+    b: dict
+    a_name: str
+    b_name: str
+    measure: str
+    measure_label: str
+    result: RunComparison
+    family: list[FamilyRow]
+    edges: np.ndarray
+    counts: np.ndarray
+    differences: list[tuple[str, float, float, float]]  # by difference, largest gain first
+
+    @property
+    def listed_queries(self) -> list[str]:
+        return [c.query for c in (*self.result.gained, *self.result.lost)]
+
+    @property
+    def bins(self) -> list[tuple[float, float, int]]:
+        return [
+            (float(lo), float(hi), int(n))
+            for lo, hi, n in zip(self.edges[:-1], self.edges[1:], self.counts, strict=True)
+        ]
+
+
+def _name(system: dict) -> str:
+    if system["run"] == system["system"]:
+        return system["system"]
+    return f"{system['system']} ({system['run']})"
+
+
+def _pick(systems: list[dict], raw: str | None, default: int) -> dict | None:
+    if raw in (None, ""):
+        return systems[default] if len(systems) > default else None
+    try:
+        wanted = int(raw)
+    except (TypeError, ValueError):
+        return None
+    return next((s for s in systems if s["run_id"] == wanted), None)
+
+
+def comparison_report(
+    *, summary: dict, per_query: dict, a: str | None, b: str | None, measure: str | None
+) -> tuple[ComparisonReport | None, str]:
+    """(report, "") or (None, why not) for the runs `a` (baseline) and `b` (candidate), given as
+    run ids (default: the first two systems of the table), on `measure` (an engine output name
+    of the table; default NDCG@k)."""
+    systems = summary["systems"]
+    if len(systems) < 2:
+        return None, "A comparison needs two systems; this campaign has fewer runs."
+    sys_a, sys_b = _pick(systems, a, 0), _pick(systems, b, 1)
+    if sys_a is None or sys_b is None:
+        return None, "Choose systems A and B among the campaign's runs."
+    if sys_a["run_id"] == sys_b["run_id"]:
+        return None, "Choose two different systems."
+    labels = {m["key"]: m["label"] for m in summary["measures"]}
+    measure = measure or summary["measures"][0]["key"]
+    if measure not in labels:
+        return None, f"Unknown measure {measure!r}: choose one of {', '.join(labels.values())}."
+    qids = per_query["qids"]
+    if len(qids) < 2:
+        return None, "A comparison needs at least two queries."
+    va = per_query["runs"][str(sys_a["run_id"])]
+    vb = per_query["runs"][str(sys_b["run_id"])]
+    x, y = np.asarray(va[measure]), np.asarray(vb[measure])
+    result = compare_runs(x, y, query_ids=np.array(qids), seed=COMPARE_SEED, top=TOP)
+
+    family_keys = [k for k in labels if not k.startswith("judged_")]
+    tests = []
+    for key in family_keys:
+        fa, fb = np.asarray(va[key]), np.asarray(vb[key])
+        _, p_t, _, _ = paired_t_test(fa, fb)
+        p_r, _ = randomization_test(fa, fb, seed=COMPARE_SEED)
+        tests.append((key, float(np.mean(fb - fa)), p_t, p_r))
+    adj_t = holm(np.array([t[2] for t in tests]))
+    adj_r = holm(np.array([t[3] for t in tests]))
+    family = [
+        FamilyRow(
+            key, labels[key], diff, p_t, float(adj_t[i]), p_r, float(adj_r[i]), key == measure
+        )
+        for i, (key, diff, p_t, p_r) in enumerate(tests)
+    ]
+
+    d = y - x
+    reach = float(np.max(np.abs(d))) if d.size else 0.0
+    reach = reach if reach > 0 else 0.05
+    edges = np.linspace(-reach, reach, BINS + 1)
+    counts, _ = np.histogram(d, bins=edges)
+    order = np.lexsort((np.array(qids), -d))
+    differences = [(qids[i], float(x[i]), float(y[i]), float(d[i])) for i in order]
+    return (
+        ComparisonReport(
+            a=sys_a,
+            b=sys_b,
+            a_name=_name(sys_a),
+            b_name=_name(sys_b),
+            measure=measure,
+            measure_label=labels[measure],
+            result=result,
+            family=family,
+            edges=edges,
+            counts=counts,
+            differences=differences,
+        ),
+        "",
+    )

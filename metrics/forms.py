@@ -1,0 +1,87 @@
+"""The reports' query parameters, validated: a bad value is a form error (the page answers 400
+and says which), never an exception."""
+
+from __future__ import annotations
+
+from django import forms
+from django.http import QueryDict
+
+from annotate.models import Aggregation, Campaign, Label, LabelSource
+from metrics.scores import DEFAULT_K, MAX_K, MeasureSettings
+
+# The values are metrics.scores' GAINS, DISCOUNTS and IDEALS (MeasureSettings checks them).
+GAIN_CHOICES = [("linear", "linear (g)"), ("exponential", "exponential (2^g − 1)")]
+DISCOUNT_CHOICES = [("log2", "1 / log2(i + 1)"), ("jarvelin", "Järvelin–Kekäläinen")]
+IDEAL_CHOICES = [("judged", "every judged document"), ("retrieved", "the retrieved list only")]
+
+
+def _with_defaults(data: QueryDict, defaults: dict) -> dict:
+    """GET parameters over the defaults: a page opened without parameters is valid."""
+    merged = dict(defaults)
+    for key in data:
+        merged[key] = data.get(key)
+    return merged
+
+
+class BasisForm(forms.Form):
+    """Which labels: the raters' grades by a rule, or an imported label source."""
+
+    aggregation = forms.ChoiceField(choices=Aggregation.choices, label="Aggregate grades by")
+    source = forms.ModelChoiceField(
+        queryset=LabelSource.objects.none(),
+        to_field_name="name",
+        required=False,
+        empty_label="the raters' grades",
+        label="Labels",
+    )
+
+    def __init__(self, data: QueryDict, *, campaign: Campaign) -> None:
+        defaults = {"aggregation": campaign.aggregation, "source": ""}
+        super().__init__(_with_defaults(data, {**defaults, **self.extra_defaults()}))
+        self.campaign = campaign
+        self.fields["source"].queryset = campaign.label_sources.order_by("name")
+        self.fields["source"].error_messages["invalid_choice"] = (
+            "No such label source in this campaign."
+        )
+        self.fields["aggregation"].error_messages["invalid_choice"] = (
+            "Unknown aggregation rule %(value)s: use mean, median or majority."
+        )
+
+    def extra_defaults(self) -> dict:
+        return {}
+
+    @property
+    def rule(self) -> str:
+        return self.cleaned_data["aggregation"]
+
+    @property
+    def label_source(self) -> LabelSource | None:
+        return self.cleaned_data.get("source")
+
+
+class ScoresForm(BasisForm):
+    """The labels and the measure settings of the system scores."""
+
+    k = forms.IntegerField(min_value=1, max_value=MAX_K, label="k")
+    gain = forms.ChoiceField(choices=GAIN_CHOICES)
+    discount = forms.ChoiceField(choices=DISCOUNT_CHOICES)
+    ideal = forms.ChoiceField(choices=IDEAL_CHOICES, label="Ideal ranking from")
+
+    def extra_defaults(self) -> dict:
+        return {"k": DEFAULT_K, "gain": "linear", "discount": "log2", "ideal": "judged"}
+
+    @property
+    def settings(self) -> MeasureSettings:
+        data = self.cleaned_data
+        return MeasureSettings(
+            k=data["k"], gain=data["gain"], discount=data["discount"], ideal=data["ideal"]
+        )
+
+
+class AdjudicationForm(forms.Form):
+    label = forms.ModelChoiceField(queryset=Label.objects.none(), empty_label=None)
+    note = forms.CharField(required=False, max_length=2000, widget=forms.TextInput)
+
+    def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["label"].queryset = campaign.labels.order_by("position")

@@ -1,0 +1,267 @@
+"""Manager report pages: the reports index, the campaign dashboard (progress and agreement), and
+the disagreements with their adjudication form. System scores are in views_scores.
+
+Managers of the campaign only: anyone else gets a 404 (campaign_managed_by), an anonymous
+visitor the login page. Every table is also a CSV download (``?download=<table>``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from annotate.models import Role
+from annotate.selectors import campaign_managed_by, campaigns_for
+from annotate.selectors_progress import rater_progress_table
+from annotate.services.adjudication import (
+    AdjudicationRefused,
+    adjudication_clear,
+    adjudication_set,
+)
+from metrics import charts
+from metrics.disagreements import PAGE, disagreements
+from metrics.forms import AdjudicationForm, BasisForm
+from metrics.presenting import age_text, basis_text, csv_response
+from metrics.selectors import grades_over_time, pool_progress
+from metrics.services import agreement_snapshot
+
+
+@login_required
+@require_GET
+def index(request: HttpRequest) -> HttpResponse:
+    campaigns = campaigns_for(request.user, role=Role.MANAGER).order_by("name")
+    return render(request, "metrics/index.html", {"campaigns": campaigns})
+
+
+@login_required
+@require_GET
+def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = campaign_managed_by(request.user, slug)
+    raters = rater_progress_table(campaign=campaign)
+    timeline = grades_over_time(campaign=campaign)
+    fresh = agreement_snapshot(campaign=campaign)
+    agreement = fresh.summary
+    names = [r["username"] for r in agreement["raters"]]
+    kappa = np.full((len(names), len(names)), np.nan)
+    shared = np.zeros((len(names), len(names)), dtype=int)
+    for pair in agreement["pairs"]:
+        a, b = pair["a"], pair["b"]
+        shared[a, b] = shared[b, a] = pair["shared"]
+        if pair["kappa"] is not None:
+            kappa[a, b] = kappa[b, a] = pair["kappa"]
+
+    download = request.GET.get("download")
+    if download:
+        return _dashboard_csv(campaign, download, raters, timeline, agreement, names)
+
+    context = {
+        "campaign": campaign,
+        "progress": pool_progress(campaign=campaign),
+        "raters": raters,
+        "timeline": timeline,
+        "agreement": agreement,
+        "agreement_age": age_text(fresh),
+        "pairs": [
+            {**p, "a_name": names[p["a"]], "b_name": names[p["b"]]} for p in agreement["pairs"]
+        ],
+        "basis": basis_text(rule=campaign.aggregation, source=None),
+    }
+    if timeline.buckets:
+        context["timeline_svg"] = charts.stacked_time_bars(
+            title=f"Grades per {timeline.unit}, by rater",
+            buckets=timeline.buckets,
+            series=timeline.series,
+            unit=timeline.unit,
+        )
+    if len(names) >= 2 and agreement["pairs"]:
+        notes = np.vectorize(lambda n: f"n={n}")(shared)
+        context["kappa_svg"] = charts.matrix(
+            title="Weighted Cohen's kappa between raters (linear weights)",
+            names=names,
+            values=kappa,
+            notes=notes,
+        )
+    return render(request, "metrics/dashboard.html", context)
+
+
+def _dashboard_csv(campaign, download, raters, timeline, agreement, names) -> HttpResponse:
+    if download == "raters":
+        return csv_response(
+            campaign=campaign,
+            name="raters",
+            header=[
+                "rater",
+                "grades",
+                "cant_judge",
+                "skips",
+                "median_seconds",
+                "last_activity",
+                "leased_now",
+            ],
+            rows=[
+                (
+                    r.username,
+                    r.grades,
+                    r.cant_judge,
+                    r.skips,
+                    r.median_seconds,
+                    r.last_activity.isoformat() if r.last_activity else None,
+                    r.holding,
+                )
+                for r in raters
+            ],
+        )
+    if download == "timeline":
+        header = [f"{timeline.unit}_starting", *timeline.series, "total"]
+        rows = [(b.isoformat(), *counts, total) for b, counts, total in timeline.rows()]
+        return csv_response(
+            campaign=campaign, name=f"grades-per-{timeline.unit}", header=header, rows=rows
+        )
+    if download == "agreement":
+        return csv_response(
+            campaign=campaign,
+            name="rater-agreement",
+            header=[
+                "rater",
+                "grades_on_shared_items",
+                "majority_rate",
+                "majority_items",
+                "mean_signed_deviation",
+                "leaning",
+            ],
+            rows=[
+                (
+                    r["username"],
+                    r["grades"],
+                    r["majority_rate"],
+                    r["majority_items"],
+                    r["mean_deviation"],
+                    r["leaning"],
+                )
+                for r in agreement["raters"]
+            ],
+            notes=[f"items with 2+ grades: {agreement['n_items']}"],
+        )
+    if download == "pairs":
+        return csv_response(
+            campaign=campaign,
+            name="rater-pairs-kappa",
+            header=["rater_a", "rater_b", "shared_items", "weighted_kappa_linear"],
+            rows=[
+                (names[p["a"]], names[p["b"]], p["shared"], p["kappa"]) for p in agreement["pairs"]
+            ],
+        )
+    return HttpResponseBadRequest(
+        "Unknown table: download one of raters, timeline, agreement, pairs.",
+        content_type="text/plain; charset=utf-8",
+    )
+
+
+@login_required
+@require_GET
+def disagreements_view(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = campaign_managed_by(request.user, slug)
+    return _disagreements_page(request, campaign)
+
+
+def _disagreements_page(
+    request: HttpRequest, campaign, *, status: int = 200, error: str = ""
+) -> HttpResponse:
+    form = BasisForm(request.GET, campaign=campaign)
+    only_open = request.GET.get("show") == "open"
+    if not form.is_valid():
+        context = {"campaign": campaign, "form": form, "rows": [], "only_open": only_open}
+        return render(request, "metrics/disagreements.html", context, status=400)
+    rule = form.rule
+    if request.GET.get("download") == "disagreements":
+        found = disagreements(campaign=campaign, rule=rule, only_open=only_open, limit=None)
+        return csv_response(
+            campaign=campaign,
+            name="disagreements",
+            header=[
+                "query_id",
+                "doc_id",
+                "grades",
+                "n",
+                "lowest",
+                "highest",
+                "range",
+                f"aggregate_{rule}",
+                "adjudicated_label",
+                "adjudicated_grade",
+                "adjudicated_by",
+                "note",
+            ],
+            rows=[
+                (
+                    d.query_external_id,
+                    d.document_external_id,
+                    "; ".join(f"{r}: {lab or 'cannot judge'}" for r, lab, _ in d.grades),
+                    d.n,
+                    d.low,
+                    d.high,
+                    d.range,
+                    d.aggregate,
+                    d.ruling,
+                    d.ruling_grade,
+                    d.ruling_by,
+                    d.ruling_note,
+                )
+                for d in found.rows
+            ],
+            notes=[basis_text(rule=rule, source=None)],
+        )
+    found = disagreements(campaign=campaign, rule=rule, only_open=only_open, limit=PAGE)
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "found": found,
+        "rows": found.rows,
+        "only_open": only_open,
+        "page_size": PAGE,
+        "labels": list(campaign.labels.order_by("position")),
+        "basis": basis_text(rule=rule, source=None),
+        "error": error,
+        "query_string": request.GET.urlencode(),
+    }
+    return render(request, "metrics/disagreements.html", context, status=status)
+
+
+@login_required
+@require_POST
+def adjudicate(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    """Settle (or, with action=clear, unsettle) one pool item; back to the list."""
+    campaign = campaign_managed_by(request.user, slug)
+    back = reverse("metrics:disagreements", kwargs={"slug": slug})
+    # Re-encoded, so only well-formed parameters of our own page travel back.
+    query = QueryDict(request.POST.get("return_query", "")).urlencode()
+    if request.POST.get("action") == "clear":
+        if adjudication_clear(campaign=campaign, item_id=item_id):
+            messages.success(request, "Ruling removed: the raters' aggregate applies again.")
+        return redirect(f"{back}?{query}#item-{item_id}" if query else f"{back}#item-{item_id}")
+    form = AdjudicationForm(request.POST, campaign=campaign)
+    if not form.is_valid():
+        return _disagreements_page(
+            request, campaign, status=400, error="Choose one of the campaign's labels."
+        )
+    try:
+        ruling = adjudication_set(
+            campaign=campaign,
+            manager=request.user,
+            item_id=item_id,
+            label_id=form.cleaned_data["label"].pk,
+            note=form.cleaned_data["note"],
+        )
+    except AdjudicationRefused as refused:
+        return _disagreements_page(request, campaign, status=400, error=refused.message)
+    messages.success(
+        request,
+        f"Settled as {ruling.label.name}: this label now wins over the raters' aggregate "
+        "in every report and export.",
+    )
+    return redirect(f"{back}?{query}#item-{item_id}" if query else f"{back}#item-{item_id}")

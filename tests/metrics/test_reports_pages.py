@@ -1,0 +1,273 @@
+"""The report pages: who gets in (every page and action, every persona), what they say about
+their labels, 400 for bad parameters, the CSV downloads, adjudication through the form, and how
+many SQL queries each page takes (so no per-row query creeps in)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.urls import reverse
+
+from annotate.models import Adjudication
+from tests.conftest import PERSONA_NAMES
+from tests.metrics.report_helpers import make_world
+
+SLUG = "campaign-a"
+
+
+def url(name: str, **kwargs) -> str:
+    return reverse(f"metrics:{name}", kwargs={"slug": SLUG, **kwargs})
+
+
+@pytest.fixture
+def world(personas):
+    return make_world(personas.campaign)
+
+
+def page_urls(world) -> list[str]:
+    query = world.queries[0]
+    return [
+        url("dashboard"),
+        url("disagreements"),
+        url("systems"),
+        url("compare"),
+        url("queries"),
+        url("query", query_id=query.pk),
+        url("dashboard") + "?download=raters",
+        url("systems") + "?download=systems",
+    ]
+
+
+@pytest.mark.parametrize("persona", PERSONA_NAMES)
+def test_only_the_campaigns_managers_open_the_reports(world, personas, persona):
+    client = personas.client_for(persona)
+    for address in page_urls(world):
+        response = client.get(address)
+        if persona == "manager":
+            assert response.status_code == 200, address
+        elif persona == "anonymous":
+            assert response.status_code == 302 and "/login/" in response["Location"], address
+        else:
+            # A rater of the campaign, the other campaign's manager, an outsider: no such page.
+            assert response.status_code == 404, address
+
+
+@pytest.mark.parametrize("persona", PERSONA_NAMES)
+def test_only_the_campaigns_managers_adjudicate(world, personas, persona):
+    item = world.campaign.pool_items.order_by("pk").first()
+    good = world.campaign.labels.get(name="Good")
+    response = personas.client_for(persona).post(
+        url("adjudicate", item_id=item.pk), {"label": good.pk, "note": "clear case"}
+    )
+    if persona == "manager":
+        assert response.status_code == 302
+        ruling = Adjudication.objects.get(pool_item=item)
+        assert (ruling.label, ruling.manager, ruling.note) == (good, personas.manager, "clear case")
+    else:
+        assert response.status_code in (302, 404)
+        if persona == "anonymous":
+            assert "/login/" in response["Location"]
+        else:
+            assert response.status_code == 404
+        assert not Adjudication.objects.exists()
+
+
+def test_the_reports_index_lists_only_managed_campaigns(personas):
+    response = personas.client_for("manager").get(reverse("metrics:index"))
+    assert response.status_code == 200
+    assert b"Campaign A" in response.content and b"Campaign B" not in response.content
+    nav = personas.client_for("manager").get(reverse("annotate:home")).content.decode()
+    assert f'href="{reverse("metrics:index")}" data-nav="reports"' in nav
+
+
+def test_the_campaign_page_links_the_reports(personas):
+    body = personas.client_for("manager").get(f"/campaigns/{SLUG}/").content.decode()
+    for name in ("dashboard", "disagreements", "systems"):
+        assert url(name) in body
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "message"),
+    [
+        ("systems", "k=abc", "Enter a whole number"),
+        ("systems", "k=0", "greater than or equal to 1"),
+        ("systems", "k=1000", "less than or equal to 100"),
+        ("systems", "aggregation=mode", "Unknown aggregation rule mode"),
+        ("systems", "source=nope", "No such label source"),
+        ("systems", "gain=cubic", "Select a valid choice"),
+        ("compare", "discount=ln", "Select a valid choice"),
+        ("queries", "ideal=perfect", "Select a valid choice"),
+        ("disagreements", "aggregation=mode", "Unknown aggregation rule"),
+        ("compare", "a=xyz", "Choose systems A and B"),
+        ("compare", "a=999999", "Choose systems A and B"),
+        ("compare", "measure=bogus", "Unknown measure"),
+        ("systems", "download=nothing", "Unknown table"),
+        ("dashboard", "download=nothing", "Unknown table"),
+    ],
+)
+def test_bad_parameters_answer_400_with_a_message(world, personas, name, params, message):
+    response = personas.client_for("manager").get(f"{url(name)}?{params}")
+    assert response.status_code == 400
+    assert message in response.content.decode()
+
+
+def test_a_missing_query_is_404(world, personas):
+    other_query = personas.other_campaign.queries.create(external_id="x", text="x")
+    response = personas.client_for("manager").get(url("query", query_id=other_query.pk))
+    assert response.status_code == 404
+
+
+def test_every_page_states_its_labels(world, personas):
+    client = personas.client_for("manager")
+    for address in page_urls(world)[1:6]:
+        body = client.get(address).content.decode()
+        assert "aggregated by mean" in body, address
+    body = client.get(url("systems") + "?aggregation=majority&k=5").content.decode()
+    assert "aggregated by majority" in body and "k = 5" in body
+
+
+@pytest.mark.parametrize(
+    ("name", "table", "first"),
+    [
+        ("dashboard", "raters", "rater"),
+        ("dashboard", "timeline", "hour_starting"),
+        ("dashboard", "agreement", "rater"),
+        ("dashboard", "pairs", "rater_a"),
+        ("disagreements", "disagreements", "query_id"),
+        ("systems", "systems", "system"),
+        ("systems", "curves", "k"),
+        ("compare", "differences", "query_id"),
+        ("queries", "queries", "query_id"),
+    ],
+)
+def test_every_table_downloads_as_csv(world, personas, name, table, first):
+    response = personas.client_for("manager").get(f"{url(name)}?download={table}")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response["Content-Disposition"].startswith(f'attachment; filename="{SLUG}-')
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0][0] == first and len(rows) > 1
+
+
+def test_the_drilldown_downloads_its_lists(world, personas):
+    query = world.queries[0]
+    response = personas.client_for("manager").get(
+        url("query", query_id=query.pk) + "?k=5&download=lists"
+    )
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert len(rows) == 3 * 5  # three systems' top 5
+    assert {r["system"] for r in rows} == {"alpha", "beta", "gamma"}
+
+
+def test_the_systems_csv_matches_the_page(world, personas):
+    client = personas.client_for("manager")
+    rows = list(
+        csv.DictReader(
+            io.StringIO(client.get(url("systems") + "?download=systems").content.decode())
+        )
+    )
+    body = client.get(url("systems")).content.decode()
+    for row in rows:
+        assert f"{float(row['NDCG@10']):.4f}" in body
+        assert f"[{float(row['NDCG@10 low']):.4f}, {float(row['NDCG@10 high']):.4f}]" in body
+
+
+@pytest.mark.parametrize(
+    ("name", "most"),
+    [
+        ("dashboard", 17),
+        ("disagreements", 10),
+        ("systems", 12),
+        ("compare", 13),
+        ("queries", 13),
+        ("query", 16),
+    ],
+)
+def test_each_page_takes_a_fixed_number_of_queries(
+    world, personas, name, most, django_assert_max_num_queries
+):
+    """Warm the snapshots first; then a page's queries must not depend on the data size
+    (the same bound holds for a campaign twice as big, checked below)."""
+    client = personas.client_for("manager")
+    kwargs = {"query_id": world.queries[0].pk} if name == "query" else {}
+    address = url(name, **kwargs)
+    assert client.get(address).status_code == 200
+    with django_assert_max_num_queries(most):
+        assert client.get(address).status_code == 200
+
+
+def test_a_bigger_campaign_takes_no_more_queries(personas):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    small = make_world(personas.campaign, n_queries=3, run_names=("a", "b"))
+    big = make_world(
+        personas.other_campaign, n_queries=12, run_names=("a", "b", "c", "d"), rater_prefix="other"
+    )
+    counts = {}
+    for world, client in (
+        (small, personas.client_for("manager")),
+        (big, personas.client_for("other_manager")),
+    ):
+        slug = world.campaign.slug
+        for name in ("dashboard", "disagreements", "systems", "compare", "queries"):
+            address = reverse(f"metrics:{name}", kwargs={"slug": slug})
+            client.get(address)  # snapshots computed
+            with CaptureQueriesContext(connection) as ctx:
+                assert client.get(address).status_code == 200
+            counts.setdefault(name, []).append(len(ctx.captured_queries))
+    for name, (a, b) in counts.items():
+        assert a == b, (name, a, b)
+
+
+def test_an_adjudication_is_marked_in_the_list_and_the_drilldown(world, personas):
+    client = personas.client_for("manager")
+    listing = client.get(url("disagreements")).content.decode()
+    assert "Adjudicated" not in listing
+    item = world.campaign.pool_items.order_by("pk").first()
+    bad = world.campaign.labels.get(name="Bad")
+    response = client.post(
+        url("adjudicate", item_id=item.pk),
+        {"label": bad.pk, "note": "accessory", "return_query": "aggregation=median&x=\r\nSet:"},
+    )
+    assert response.status_code == 302
+    assert response["Location"].startswith(url("disagreements") + "?aggregation=median")
+    drill = client.get(url("query", query_id=item.query_id)).content.decode()
+    assert "Adjudicated" in drill and "1 pair settled by a manager" in drill
+    listing = client.get(url("disagreements")).content.decode()
+    if f'id="item-{item.pk}"' in listing:  # listed only when its raters disagree
+        assert "Adjudicated" in listing
+    client.post(url("adjudicate", item_id=item.pk), {"action": "clear"})
+    assert not Adjudication.objects.exists()
+
+
+def test_adjudicating_with_a_bad_label_is_400(world, personas):
+    item = world.campaign.pool_items.order_by("pk").first()
+    foreign = personas.other_campaign.labels.first()
+    client = personas.client_for("manager")
+    for data in ({"label": foreign.pk}, {"label": "x"}, {}):
+        response = client.post(url("adjudicate", item_id=item.pk), data)
+        assert response.status_code == 400
+        assert "Choose one of the campaign" in response.content.decode()
+    other_item = personas.other_campaign.pool_items.create(
+        query=personas.other_campaign.queries.create(external_id="z", text="z"),
+        document=personas.other_campaign.documents.create(external_id="z"),
+    )
+    good = world.campaign.labels.get(name="Good")
+    response = client.post(url("adjudicate", item_id=other_item.pk), {"label": good.pk})
+    assert response.status_code == 400
+    assert not Adjudication.objects.exists()
+
+
+def test_adjudication_needs_post(world, personas):
+    item = world.campaign.pool_items.order_by("pk").first()
+    response = personas.client_for("manager").get(url("adjudicate", item_id=item.pk))
+    assert response.status_code == 405
+
+
+def test_the_judged_warning_shows_where_judgments_are_few(world, personas):
+    body = personas.client_for("manager").get(url("systems") + "?k=20").content.decode()
+    assert 'data-testid="judged-warning"' in body
+    assert "say more about missing judgments than about the systems" in body
