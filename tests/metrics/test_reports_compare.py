@@ -1,0 +1,113 @@
+"""The comparison of two systems on a snapshot's per-query values: STATISTICS.md section 6's
+worked case, the Holm family, the histogram, the won and lost queries, and refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from metrics.comparison import comparison_report
+from metrics.core.stats import holm, paired_t_test
+
+A = [0.50, 0.60, 0.70, 0.40, 0.80, 0.30]
+B = [0.60, 0.65, 0.68, 0.55, 0.80, 0.42]
+MAP_A = [0.2, 0.4, 0.1, 0.3, 0.5, 0.6]
+MAP_B = [0.3, 0.1, 0.2, 0.3, 0.6, 0.4]
+
+
+def snapshot(a=A, b=B) -> tuple[dict, dict]:
+    measures = [
+        {"key": "ndcg_cut_10", "label": "NDCG@10"},
+        {"key": "map", "label": "MAP"},
+        {"key": "judged_10", "label": "judged@10"},
+    ]
+    systems = [
+        {"run_id": 1, "run": "base", "system": "base"},
+        {"run_id": 2, "run": "cand-v2", "system": "cand"},
+    ]
+    ones = [1.0] * len(a)
+    per_query = {
+        "qids": [f"q{i}" for i in range(1, len(a) + 1)],
+        "runs": {
+            "1": {"ndcg_cut_10": a, "map": MAP_A[: len(a)], "judged_10": ones},
+            "2": {"ndcg_cut_10": b, "map": MAP_B[: len(a)], "judged_10": ones},
+        },
+    }
+    return {"systems": systems, "measures": measures}, per_query
+
+
+def test_statistics_section_6_worked_case():
+    summary, per_query = snapshot()
+    report, error = comparison_report(
+        summary=summary, per_query=per_query, a="1", b="2", measure=None
+    )
+    assert error == ""
+    r = report.result
+    assert r.diff == pytest.approx(0.0667, abs=1e-4)
+    assert r.t == pytest.approx(2.4008, abs=1e-4)
+    assert r.p_t == pytest.approx(0.0616, abs=1e-4)
+    assert (r.ci_t_low, r.ci_t_high) == (
+        pytest.approx(-0.0047, abs=1e-4),
+        pytest.approx(0.1380, abs=1e-4),
+    )
+    assert r.p_randomization == pytest.approx(0.1250) and r.randomization_exact
+    assert r.ci_boot_low < r.diff < r.ci_boot_high
+    assert (r.wins, r.losses, r.ties) == (4, 1, 1)
+    assert [c.query for c in r.gained][:2] == ["q4", "q6"]
+    assert [c.query for c in r.lost] == ["q3"]
+    assert (report.a_name, report.b_name) == ("base", "cand (cand-v2)")
+
+
+def test_the_family_is_holm_adjusted_and_leaves_judged_out():
+    summary, per_query = snapshot()
+    report, _ = comparison_report(summary=summary, per_query=per_query, a="1", b="2", measure="map")
+    assert [f.key for f in report.family] == ["ndcg_cut_10", "map"]
+    assert [f.primary for f in report.family] == [False, True]
+    raw = [
+        paired_t_test(np.array(A), np.array(B))[1],
+        paired_t_test(np.array(MAP_A), np.array(MAP_B))[1],
+    ]
+    assert [f.p_t for f in report.family] == pytest.approx(raw)
+    assert [f.p_t_holm for f in report.family] == pytest.approx(holm(np.array(raw)).tolist())
+    assert report.measure_label == "MAP"
+
+
+def test_the_histogram_counts_every_query_and_is_centred_on_zero():
+    summary, per_query = snapshot()
+    report, _ = comparison_report(summary=summary, per_query=per_query, a="1", b="2", measure=None)
+    assert report.counts.sum() == 6
+    assert report.edges[0] == pytest.approx(-report.edges[-1])
+    middle = len(report.counts) // 2
+    assert report.counts[middle] == 1  # the one tie (q5) sits in the bin around 0
+    assert report.differences[0][0] == "q4" and report.differences[-1][0] == "q3"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "measure", "message"),
+    [
+        ("1", "1", None, "two different systems"),
+        ("x", "2", None, "Choose systems A and B"),
+        ("1", "7", None, "Choose systems A and B"),
+        ("1", "2", "ndcg_cut_5", "Unknown measure"),
+    ],
+)
+def test_it_refuses_bad_choices(a, b, measure, message):
+    summary, per_query = snapshot()
+    report, error = comparison_report(
+        summary=summary, per_query=per_query, a=a, b=b, measure=measure
+    )
+    assert report is None and message in error
+
+
+def test_it_needs_two_systems_and_two_queries():
+    summary, per_query = snapshot()
+    one = {**summary, "systems": summary["systems"][:1]}
+    assert (
+        "two systems"
+        in comparison_report(summary=one, per_query=per_query, a=None, b=None, measure=None)[1]
+    )
+    summary, per_query = snapshot(a=[0.5], b=[0.6])
+    assert (
+        "two queries"
+        in comparison_report(summary=summary, per_query=per_query, a=None, b=None, measure=None)[1]
+    )
