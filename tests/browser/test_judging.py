@@ -103,6 +103,13 @@ def page_errors(page: Page) -> list[str]:
     return errors
 
 
+def settle(page: Page) -> None:
+    """Wait until every grade is saved, then leave the page: no request of this test may still
+    reach the live server while the database is flushed for the next one."""
+    expect(page.locator("#save-status")).to_have_text("All grades saved")
+    page.goto("about:blank")
+
+
 def shown_title(page: Page) -> str:
     return page.locator("#doc-title").inner_text()
 
@@ -280,6 +287,7 @@ def test_a_grade_survives_a_network_error_and_a_refusal_is_shown(personas, live_
     page.keyboard.press("f")
     expect(page.locator("#notice")).to_contain_text("ran out")
     expect(page.locator("#doc-title")).not_to_have_text(shown)
+    settle(page)
     assert not Grade.objects.filter(rater=personas.rater, pool_item=item).exists()
     assert errors == []
 
@@ -304,6 +312,7 @@ def test_buttons_are_named_and_focus_is_visible(personas, live_server, page, art
     page.screenshot(path=str(artifacts / "judging-focus.png"))
     page.keyboard.press("g")
     expect(page.get_by_role("button", name="Back")).to_be_enabled()
+    settle(page)
 
 
 def test_a_grade_sent_while_offline_is_kept_across_a_closed_tab(personas, live_server, page):
@@ -323,6 +332,7 @@ def test_a_grade_sent_while_offline_is_kept_across_a_closed_tab(personas, live_s
     tab.goto(f"{live_server.url}/judge/campaign-a/")
     expect(tab.locator("#save-status")).to_have_text("All grades saved")
     expect(tab.locator("#doc-title")).not_to_have_text(graded)
+    settle(tab)
     (grade,) = Grade.objects.select_related("label", "pool_item__document")
     assert grade.pool_item.document.title == graded and grade.label.name == "Bad"
     assert errors == []
