@@ -12,6 +12,7 @@ it preferred, never which side is which.
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -110,31 +111,51 @@ def _in_query_blocks(leases: list[TaskLease]) -> list[tuple[SxsTask, str]]:
     return [(lease.task, lease.candidate_side) for lease in leases]
 
 
+# When every open query is being leased by someone else at this very moment, wait this long and
+# look again, a few times: those rows are locked only for a transaction's length, and giving up
+# at once would tell a rater "all done" while tasks still need them.
+CONTENDED_WAIT = 0.05
+CONTENDED_ROUNDS = 4
+
+
 def _lease_next_query(
-    *, rater: AbstractBaseUser, comparison: Comparison, now: datetime, attempts: int = 5
+    *, rater: AbstractBaseUser, comparison: Comparison, now: datetime
 ) -> list[TaskLease]:
-    tried: set[int] = set()
-    for _ in range(attempts):
-        candidates = open_tasks(comparison=comparison, rater=rater, now=now)
-        first = (
-            candidates.exclude(query_id__in=tried)
-            .order_by("query_id")
-            .values_list("query_id", flat=True)
-            .first()
-        )
-        if first is None:
+    """Lease the open tasks of the first query that has any, walking past queries whose rows
+    another rater is locking right now (they are skipped, not waited for)."""
+    for round_ in range(CONTENDED_ROUNDS):
+        tried: set[int] = set()
+        contended = False
+        while True:
+            first = (
+                open_tasks(comparison=comparison, rater=rater, now=now)
+                .exclude(query_id__in=tried)
+                .order_by("query_id")
+                .values_list("query_id", flat=True)
+                .first()
+            )
+            if first is None:
+                break
+            tried.add(first)
+            leased, skipped = _lease_query(
+                rater=rater, comparison=comparison, query_id=first, now=now
+            )
+            if leased:
+                return leased
+            contended = contended or skipped
+        if not contended:
             return []
-        tried.add(first)
-        leased = _lease_query(rater=rater, comparison=comparison, query_id=first, now=now)
-        if leased:
-            return leased
+        time.sleep(CONTENDED_WAIT * (round_ + 1))
+        now = timezone.now()
     return []
 
 
 @transaction.atomic
 def _lease_query(
     *, rater: AbstractBaseUser, comparison: Comparison, query_id: int, now: datetime
-) -> list[TaskLease]:
+) -> tuple[list[TaskLease], bool]:
+    """The leases taken on the query's open tasks, and whether some rows were skipped because
+    another rater was locking them."""
     ids = list(
         open_tasks(comparison=comparison, rater=rater, now=now)
         .filter(query_id=query_id)
@@ -165,9 +186,10 @@ def _lease_query(
         unique_fields=["task", "rater"],
         update_fields=["expires_at"],
     )
-    return list(
+    leases = list(
         TaskLease.objects.filter(rater=rater, task_id__in=free).select_related("task__query")
     )
+    return leases, len(locked) < len(ids)
 
 
 # ---- Verdicts ------------------------------------------------------------------------------
