@@ -47,6 +47,10 @@ CAMPAIGN_PATHS: dict[type[models.Model], str] = {
     m.Verdict: "task__comparison__campaign",
     m.TaskLease: "task__comparison__campaign",
     m.VerdictChange: "verdict__task__comparison__campaign",
+    m.Adjudication: "pool_item__campaign",
+    m.BehaviourLog: "campaign",
+    m.BehaviourPosition: "log__campaign",
+    m.BehaviourStat: "log__campaign",
 }
 
 

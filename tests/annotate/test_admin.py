@@ -54,6 +54,12 @@ def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
     m.TaskLease.objects.create(
         task=task, rater=rater, candidate_side="R", expires_at=timezone.now() + timedelta(hours=1)
     )
+    m.Adjudication.objects.create(pool_item=item, label=good, manager=None, note=f"{tag} ruling")
+    log = m.BehaviourLog.objects.create(campaign=campaign, name=f"{tag}-clicks", rows=3)
+    m.BehaviourPosition.objects.create(log=log, position=1, impressions=10, clicks=3)
+    m.BehaviourStat.objects.create(
+        log=log, query=query, document=doc, position=1, impressions=10, clicks=3
+    )
     return {"query": query, "grade": grade, "item": item, "run": runs[0], "label": good}
 
 
@@ -137,7 +143,19 @@ def test_runs_show_their_number_of_entries(admin_client, data):
 
 @pytest.mark.parametrize(
     "model",
-    [m.Campaign, m.Query, m.Grade, m.Verdict, m.RunEntry, m.PoolItem, m.Membership, m.TaskLease],
+    [
+        m.Campaign,
+        m.Query,
+        m.Grade,
+        m.Verdict,
+        m.RunEntry,
+        m.PoolItem,
+        m.Membership,
+        m.TaskLease,
+        m.Adjudication,
+        m.BehaviourLog,
+        m.BehaviourStat,
+    ],
 )
 def test_a_staff_manager_sees_only_their_campaigns_rows(staff_manager, data, model):
     response = staff_manager.get(url(model, "changelist"))
