@@ -69,7 +69,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--overlap", type=int, default=3)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--port", type=int, default=0, help="default: a free port")
     parser.add_argument(
         "--app", default="config.wsgi", help="WSGI module for gunicorn (to try a variant)"
     )
@@ -218,6 +218,14 @@ def post_worker_init(worker):
 """
 
 
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def start_gunicorn(args: argparse.Namespace, env: dict[str, str]) -> subprocess.Popen:
     config = OUT_DIR / "bench_grading_gunicorn.py"
     OUT_DIR.mkdir(parents=True, exist_ok=True)
@@ -232,8 +240,15 @@ def start_gunicorn(args: argparse.Namespace, env: dict[str, str]) -> subprocess.
         "--keep-alive=30",
         "--log-level=warning",
     ]
-    server = subprocess.Popen(command, env=env, cwd=REPO, start_new_session=True)
-    return server
+    # Never measure someone else's server that happens to listen on the port.
+    import socket
+
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", args.port))
+        except OSError:
+            raise SystemExit(f"port {args.port} is taken; choose another with --port") from None
+    return subprocess.Popen(command, env=env, cwd=REPO, start_new_session=True)
 
 
 def stop(server: subprocess.Popen) -> None:
@@ -608,6 +623,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.wait_quiet:
         wait_for_quiet(args.wait_quiet, args.quiet_below)
     load_before = os.getloadavg()
+    args.port = args.port or free_port()
     server = start_gunicorn(args, env)
     try:
         results, _ = asyncio.run(load(args, seeded, CpuMeter(server.pid, args)))
