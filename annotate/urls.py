@@ -9,11 +9,14 @@ from annotate.views import pooling as pooling_views
 from annotate.views import sxs as sxs_views
 from annotate.views import sxs_api as sxs_api_views
 from annotate.views import sxs_manage as sxs_manage_views
+from annotate.views import tokens as token_views
 
 app_name = "annotate"
 
 urlpatterns = [
     path("", home.home, name="home"),
+    path("tokens/", token_views.tokens, name="tokens"),
+    path("tokens/<str:token_key>/revoke/", token_views.token_revoke_view, name="token_revoke"),
     path("campaigns/", campaigns.campaign_list, name="campaign_list"),
     path("campaigns/new/", manage_campaign.campaign_new, name="manage_new"),
     path("campaigns/<slug:slug>/", campaigns.campaign_detail, name="campaign"),

@@ -4,7 +4,9 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from annotate import api as annotate_api
+from annotate.api import urls as annotate_api
+from annotate.api.me import MeView
+from metrics import api as metrics_api
 
 router = DefaultRouter()
 annotate_api.register(router)
@@ -12,7 +14,13 @@ annotate_api.register(router)
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
-    path("me/", annotate_api.MeView.as_view(), name="api-me"),
+    path(
+        "redoc/",
+        SpectacularRedocView.as_view(url_name="api-schema", template_name="api/redoc.html"),
+        name="api-redoc",
+    ),
+    path("me/", MeView.as_view(), name="api-me"),
+    *annotate_api.urlpatterns,
+    *metrics_api.urlpatterns,
     path("", include(router.urls)),
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -42,9 +43,10 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "annotate",
     "metrics",
 ]
@@ -122,7 +124,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first, so an unauthenticated script gets 401 with WWW-Authenticate, not 403.
-        "rest_framework.authentication.TokenAuthentication",
+        # knox stores only a hash of each token, and every token expires.
+        "knox.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -130,6 +133,27 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+        "annotate.api.formats.CSVRenderer",
+    ],
+    "EXCEPTION_HANDLER": "annotate.api.errors.api_exception_handler",
+    # Anonymous callers and scripts with a token; the browser's session is not throttled.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "annotate.api.throttling.TokenRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": "60/minute",
+        "token": "6000/minute",
+    },
+}
+
+REST_KNOX = {
+    # The web page lets a user choose a shorter or longer life (annotate.views.tokens).
+    "TOKEN_TTL": timedelta(days=90),
+    "AUTO_REFRESH": False,
 }
 
 SPECTACULAR_SETTINGS = {
@@ -138,6 +162,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/v1",
+    # Swagger UI and ReDoc from the installed drf-spectacular-sidecar package: no CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # Production hardening: on whenever DEBUG is off, so `check --deploy` is clean.

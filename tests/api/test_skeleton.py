@@ -1,17 +1,14 @@
-"""The API root, its authentication, and the OpenAPI schema."""
+"""The API root, its authentication, and the OpenAPI schema and its pages."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
-
-def api_client_for(personas, name: str) -> APIClient:
-    client = APIClient()
-    if name != "anonymous":
-        client.force_authenticate(getattr(personas, name))
-    return client
+from tests.api.conftest import api_client_for
 
 
 def test_the_schema_is_served_as_openapi_3(personas):
@@ -19,26 +16,35 @@ def test_the_schema_is_served_as_openapi_3(personas):
     assert response.status_code == 200
     schema = response.json()
     assert schema["openapi"].startswith("3.")
-    assert "/api/v1/campaigns/" in schema["paths"]
-    assert "/api/v1/me/" in schema["paths"]
+    for path in ("/api/v1/campaigns/", "/api/v1/me/", "/api/v1/grades/", "/api/v1/runs/"):
+        assert path in schema["paths"]
 
 
-def test_swagger_page_uses_no_cdn(personas):
-    response = api_client_for(personas, "anonymous").get("/api/v1/docs/")
+@pytest.mark.parametrize("url", ["/api/v1/docs/", "/api/v1/redoc/"])
+def test_the_documentation_pages_load_nothing_from_another_host(personas, url):
+    response = api_client_for(personas, "anonymous").get(url)
     assert response.status_code == 200
+    html = response.content.decode()
+    assert "/static/drf_spectacular_sidecar/" in html
+    # Every src/href is a path on this server (no scheme, no protocol-relative //host).
+    links = re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)["']""", html)
+    assert links
+    assert [link for link in links if re.match(r"^(?:[a-z]+:)?//", link, re.I)] == []
+    assert "cdn" not in html.lower()
 
 
 @pytest.mark.parametrize("url", ["/api/v1/", "/api/v1/me/", "/api/v1/campaigns/"])
-def test_anonymous_callers_get_nothing(personas, url):
+def test_anonymous_callers_get_401_with_a_reason(personas, url):
     response = api_client_for(personas, "anonymous").get(url)
-    assert response.status_code in (401, 403)
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == "Token"
     assert "detail" in response.json()
 
 
 def test_a_token_authenticates_a_script(personas):
-    token = Token.objects.create(user=personas.rater)
+    _, token = AuthToken.objects.create(user=personas.rater)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     response = client.get("/api/v1/me/")
     assert response.status_code == 200
     assert response.json() == {
@@ -50,7 +56,9 @@ def test_a_token_authenticates_a_script(personas):
 def test_a_wrong_token_is_refused(personas):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
-    assert client.get("/api/v1/me/").status_code == 401
+    response = client.get("/api/v1/me/")
+    assert response.status_code == 401
+    assert response.json()["detail"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,75 @@
+"""One exception handler for the whole API: every refusal is a 4xx with a JSON body that says
+what is wrong, whatever format was asked for.
+
+The services raise their own errors (GradeRefused with its status, ImportFailed naming
+``file:line``, ValueError for a bad parameter); views call them without catching, and this
+handler turns them into answers, so a view stays a few lines and no refusal becomes a 500.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError
+from rest_framework import status
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+from annotate.services.imports import ImportFailed
+from annotate.services.queue import GradeRefused
+from annotate.services.sxs import ComparisonRefused
+
+
+class FormInvalid(Exception):
+    """Input refused by a Django form (the web page's own checks, reused by the API)."""
+
+    def __init__(self, form) -> None:
+        super().__init__("invalid input")
+        self.errors = {field: [str(e) for e in errors] for field, errors in form.errors.items()}
+
+    @property
+    def detail(self) -> str:
+        return " ".join(
+            f"{field}: {message}" if field != "__all__" else message
+            for field, messages in self.errors.items()
+            for message in messages
+        )
+
+
+def _as_json(context: dict) -> None:
+    # An error asked for as CSV or plain text is still JSON: finalize_response reads the
+    # renderer from the request, so switching it here is enough.
+    request = context.get("request")
+    if request is not None:
+        request.accepted_renderer = JSONRenderer()
+        request.accepted_media_type = JSONRenderer.media_type
+
+
+def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+    body: dict | None = None
+    code = status.HTTP_400_BAD_REQUEST
+    if isinstance(exc, FormInvalid):
+        body = {"detail": exc.detail, "errors": exc.errors}
+    elif isinstance(exc, GradeRefused):  # VerdictRefused too
+        body, code = {"detail": exc.message}, exc.status
+    elif isinstance(exc, ImportFailed):
+        body = {"detail": str(exc), "file": exc.path, "line": exc.line, "reason": exc.reason}
+    elif isinstance(exc, ComparisonRefused):
+        body = {"detail": str(exc)}
+    elif isinstance(exc, DjangoValidationError):
+        body = {"detail": " ".join(exc.messages)}
+    elif isinstance(exc, DjangoPermissionDenied):
+        body, code = {"detail": str(exc) or "You may not do this."}, status.HTTP_403_FORBIDDEN
+    elif isinstance(exc, IntegrityError):
+        # A unique name taken by a concurrent request between our check and the write.
+        body, code = {"detail": "This conflicts with data saved meanwhile; try again."}, 409
+    elif isinstance(exc, ValueError):
+        body = {"detail": str(exc)}
+    if body is not None:
+        _as_json(context)
+        return Response(body, status=code)
+    response = exception_handler(exc, context)
+    if response is not None:
+        _as_json(context)
+    return response

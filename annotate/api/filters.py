@@ -1,0 +1,121 @@
+"""django-filter filter sets of the API lists: a campaign by slug, queries and documents by
+external id, people by username, labels by name, times as ranges."""
+
+from __future__ import annotations
+
+import django_filters as filters
+
+from annotate.models import (
+    Comparison,
+    Document,
+    Grade,
+    PoolItem,
+    Query,
+    Run,
+    RunEntry,
+    SxsTask,
+    System,
+    Verdict,
+)
+
+
+class CampaignFilter(filters.FilterSet):
+    campaign = filters.CharFilter(field_name="campaign__slug", help_text="Campaign slug.")
+
+
+class QueryFilter(CampaignFilter):
+    external_id = filters.CharFilter()
+
+    class Meta:
+        model = Query
+        fields = ["campaign", "external_id"]
+
+
+class DocumentFilter(CampaignFilter):
+    external_id = filters.CharFilter()
+    is_placeholder = filters.BooleanFilter()
+
+    class Meta:
+        model = Document
+        fields = ["campaign", "external_id", "is_placeholder"]
+
+
+class SystemFilter(CampaignFilter):
+    name = filters.CharFilter()
+
+    class Meta:
+        model = System
+        fields = ["campaign", "name"]
+
+
+class RunFilter(CampaignFilter):
+    name = filters.CharFilter()
+    system = filters.CharFilter(field_name="system__name")
+
+    class Meta:
+        model = Run
+        fields = ["campaign", "name", "system"]
+
+
+class RunEntryFilter(filters.FilterSet):
+    query = filters.CharFilter(field_name="query__external_id", help_text="Query external id.")
+
+    class Meta:
+        model = RunEntry
+        fields = ["query"]
+
+
+class PoolItemFilter(CampaignFilter):
+    query = filters.CharFilter(field_name="query__external_id")
+    document = filters.CharFilter(field_name="document__external_id")
+    origin = filters.ChoiceFilter(choices=PoolItem.Origin.choices)
+
+    class Meta:
+        model = PoolItem
+        fields = ["campaign", "query", "document", "origin"]
+
+
+class GradeFilter(filters.FilterSet):
+    campaign = filters.CharFilter(field_name="pool_item__campaign__slug")
+    rater = filters.CharFilter(field_name="rater__username", help_text="Rater's username.")
+    query = filters.CharFilter(field_name="pool_item__query__external_id")
+    document = filters.CharFilter(field_name="pool_item__document__external_id")
+    item = filters.NumberFilter(field_name="pool_item_id")
+    label = filters.CharFilter(field_name="label__name", help_text="Label name, e.g. Good.")
+    cant_judge = filters.BooleanFilter()
+    changed_after = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="gte")
+    changed_before = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="lt")
+    created_after = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+
+    class Meta:
+        model = Grade
+        fields = ["campaign", "rater", "query", "document", "item", "label", "cant_judge"]
+
+
+class ComparisonFilter(CampaignFilter):
+    class Meta:
+        model = Comparison
+        fields = ["campaign"]
+
+
+class TaskFilter(filters.FilterSet):
+    query = filters.CharFilter(field_name="query__external_id")
+    identical = filters.BooleanFilter()
+
+    class Meta:
+        model = SxsTask
+        fields = ["query", "identical"]
+
+
+class VerdictFilter(filters.FilterSet):
+    campaign = filters.CharFilter(field_name="task__comparison__campaign__slug")
+    comparison = filters.NumberFilter(field_name="task__comparison_id")
+    rater = filters.CharFilter(field_name="rater__username")
+    task = filters.NumberFilter(field_name="task_id")
+    changed_after = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="gte")
+    changed_before = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="lt")
+
+    class Meta:
+        model = Verdict
+        fields = ["campaign", "comparison", "rater", "task"]

@@ -1,0 +1,128 @@
+"""Output formats beside JSON: CSV for every table, TREC text for qrels, and streamed bodies for
+the lists too large to build in memory.
+
+``?format=csv`` (or ``Accept: text/csv``) asks for CSV. A list answers with its rows; another
+answer with the table the view names in ``csv_key`` (``"systems"`` for scores, and so on).
+Nested values are flattened to dotted column names (``values.map.mean``), so one CSV header
+says what every number is.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator, Sequence
+
+from django.http import StreamingHttpResponse
+from django.utils.http import content_disposition_header
+from rest_framework.renderers import BaseRenderer
+
+from annotate.services.exports import csv_lines
+
+CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
+_LINES_PER_CHUNK = 1000
+
+
+class CSVRenderer(BaseRenderer):
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
+        view = (renderer_context or {}).get("view")
+        rows = table_of(data, getattr(view, "csv_key", "results"))
+        return rows_to_csv(rows).encode("utf-8")
+
+
+class TrecRenderer(BaseRenderer):
+    """TREC qrels as text; only the qrels view uses it, and it streams its own body."""
+
+    media_type = "text/plain"
+    format = "trec"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
+        return data if isinstance(data, bytes) else str(data).encode("utf-8")
+
+
+def table_of(data, key: str) -> list[dict]:
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict):
+        if isinstance(data.get(key), list):
+            return data[key]
+        return [data]
+    return []
+
+
+def flatten(row: dict, prefix: str = "") -> dict:
+    out: dict = {}
+    for name, value in row.items():
+        column = f"{prefix}{name}"
+        if isinstance(value, dict):
+            out.update(flatten(value, f"{column}."))
+        elif isinstance(value, list):
+            out[column] = json.dumps(value, ensure_ascii=False)
+        else:
+            out[column] = value
+    return out
+
+
+def rows_to_csv(rows: Sequence[dict]) -> str:
+    flat = [flatten(dict(row)) for row in rows]
+    header: list[str] = []
+    for row in flat:
+        header.extend(c for c in row if c not in header)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    for row in flat:
+        writer.writerow([_cell(row.get(column)) for column in header])
+    return buffer.getvalue()
+
+
+def _cell(value) -> object:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
+
+
+def joined(lines: Iterable[str]) -> Iterator[str]:
+    """Lines gathered into larger pieces: fewer writes and fewer chunks on the wire."""
+    batch: list[str] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == _LINES_PER_CHUNK:
+            yield "".join(batch)
+            batch = []
+    if batch:
+        yield "".join(batch)
+
+
+def streamed(
+    chunks: Iterable[str], *, content_type: str, filename: str, headers: dict | None = None
+) -> StreamingHttpResponse:
+    return StreamingHttpResponse(
+        chunks,
+        content_type=content_type,
+        headers={
+            "Content-Disposition": content_disposition_header(False, filename),
+            **(headers or {}),
+        },
+    )
+
+
+def streamed_csv(fields: Sequence[str], rows: Iterable[tuple], *, filename: str):
+    """A CSV body made row by row from tuples (the exports' converters: empty for None,
+    true/false, shortest exact floats, ISO 8601 times)."""
+    return streamed(
+        joined(csv_lines(fields, rows)), content_type=CSV_CONTENT_TYPE, filename=filename
+    )
+
+
+def wants_csv(request) -> bool:
+    renderer = getattr(request, "accepted_renderer", None)
+    return getattr(renderer, "format", None) == "csv"

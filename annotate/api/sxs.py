@@ -1,0 +1,373 @@
+"""Side-by-side comparisons through the API: the comparisons and their tasks (managers), the
+rater's blind queue and verdicts (the same services as the side-by-side page: a lease per task,
+the candidate's side decided when it is leased, never more verdicts than a task needs), and the
+GSB result with its interval, sign test and decision (managers).
+
+A rater sees a comparison by its number only ("Side-by-side 2"), never its name, runs or
+systems; their verdicts are shown as the side they preferred (left/same/right), never as
+Good/Bad, which would give the sides away.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Count, Q, QuerySet
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.generics import get_object_or_404
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotate.api import filters
+from annotate.api.formats import streamed_csv, wants_csv
+from annotate.api.judging import REFUSALS, _valid
+from annotate.api.pagination import IdCursorPagination
+from annotate.api.scoping import managed, managed_campaign, managed_ids, rated
+from annotate.api.serializers import ErrorSerializer
+from annotate.models import Comparison, Run, SxsTask, Verdict
+from annotate.selectors_sxs import chosen_side, rater_label
+from annotate.selectors_sxs_report import comparison_report, decision_text
+from annotate.services.sxs import ComparisonRefused, comparison_create, verdict_submit
+from annotate.services.sxs_judging import sxs_state
+
+MANAGER_ONLY = [
+    "name",
+    "baseline",
+    "candidate",
+    "baseline_system",
+    "candidate_system",
+    "unit",
+    "depth",
+    "raters_per_task",
+    "min_gsb",
+    "confidence",
+    "min_queries",
+    "seed",
+    "tasks",
+]
+
+
+class ComparisonSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    campaign = serializers.CharField(source="campaign.slug")
+    label = serializers.SerializerMethodField(help_text="How raters see it: Side-by-side N.")
+    name = serializers.CharField(allow_null=True, help_text="Managers only (null for raters).")
+    baseline = serializers.CharField(source="baseline.name", allow_null=True)
+    candidate = serializers.CharField(source="candidate.name", allow_null=True)
+    baseline_system = serializers.CharField(source="baseline.system.name", allow_null=True)
+    candidate_system = serializers.CharField(source="candidate.system.name", allow_null=True)
+    unit = serializers.CharField(allow_null=True)
+    depth = serializers.IntegerField(allow_null=True)
+    raters_per_task = serializers.IntegerField(allow_null=True)
+    min_gsb = serializers.FloatField(allow_null=True)
+    confidence = serializers.FloatField(allow_null=True)
+    min_queries = serializers.IntegerField(allow_null=True)
+    seed = serializers.IntegerField(allow_null=True)
+    tasks = serializers.IntegerField(source="n_tasks", allow_null=True)
+    created_at = serializers.DateTimeField()
+
+    def get_label(self, comparison: Comparison) -> str:
+        return rater_label(comparison)
+
+    def to_representation(self, comparison: Comparison) -> dict:
+        data = super().to_representation(comparison)
+        if comparison.campaign_id not in self.context.get("managed", set()):
+            data.update(dict.fromkeys(MANAGER_ONLY))
+        return data
+
+
+class ComparisonInputSerializer(serializers.Serializer):
+    campaign = serializers.SlugField()
+    name = serializers.CharField(max_length=200)
+    baseline = serializers.CharField(help_text="Run name of the baseline (A).")
+    candidate = serializers.CharField(help_text="Run name of the candidate (B).")
+    unit = serializers.ChoiceField(choices=["list", "position"], default="list")
+    depth = serializers.IntegerField(default=10, min_value=1, max_value=100)
+    raters_per_task = serializers.IntegerField(default=1, min_value=1, max_value=50)
+    min_gsb = serializers.FloatField(default=0.0, min_value=-1, max_value=1)
+    confidence = serializers.FloatField(default=0.95, min_value=0.5, max_value=0.999)
+    min_queries = serializers.IntegerField(default=30, min_value=0, max_value=1_000_000)
+    seed = serializers.IntegerField(default=0, min_value=0, max_value=2**62)
+    sample_size = serializers.IntegerField(required=False, min_value=1, max_value=10_000_000)
+
+
+class ComparisonViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Comparisons of the campaigns the caller manages (in full) or rates (by number only).
+    POST sets one up (managers)."""
+
+    serializer_class = ComparisonSerializer
+    filterset_class = filters.ComparisonFilter
+
+    def get_queryset(self) -> QuerySet[Comparison]:
+        user = self.request.user
+        return (
+            Comparison.objects.filter(Q(campaign__in=managed(user)) | Q(campaign__in=rated(user)))
+            .select_related("campaign", "baseline__system", "candidate__system")
+            .annotate(n_tasks=Count("tasks"))
+            .order_by("id")
+        )
+
+    def get_serializer_context(self) -> dict:
+        return {**super().get_serializer_context(), "managed": managed_ids(self.request.user)}
+
+    @extend_schema(
+        request=ComparisonInputSerializer,
+        responses={201: ComparisonSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+    )
+    def create(self, request: Request, *args, **kwargs) -> Response:
+        data = dict(_valid(ComparisonInputSerializer, request))
+        campaign = managed_campaign(request.user, data.pop("campaign"))
+        runs = {r.name: r for r in Run.objects.filter(campaign=campaign)}
+        for side in ("baseline", "candidate"):
+            if data[side] not in runs:
+                raise ComparisonRefused(f"No run named {data[side]!r} in this campaign.")
+            data[side] = runs[data[side]]
+        comparison = comparison_create(campaign=campaign, **data)
+        comparison = self.get_queryset().get(pk=comparison.pk)
+        body = ComparisonSerializer(comparison, context=self.get_serializer_context()).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+def managed_comparison(request: Request, pk: int) -> Comparison:
+    return get_object_or_404(
+        Comparison.objects.filter(campaign__in=managed(request.user)).select_related(
+            "campaign", "baseline__system", "candidate__system"
+        ),
+        pk=pk,
+    )
+
+
+def rated_comparison(request: Request, pk: int) -> Comparison:
+    return get_object_or_404(
+        Comparison.objects.filter(campaign__in=rated(request.user)).select_related("campaign"),
+        pk=pk,
+    )
+
+
+class TaskSerializer(serializers.ModelSerializer):
+    query = serializers.CharField(source="query.external_id")
+    verdicts = serializers.IntegerField(source="n_verdicts")
+
+    class Meta:
+        model = SxsTask
+        fields = ["id", "query", "position", "identical", "verdicts"]
+
+
+class TaskViewSet(viewsets.ReadOnlyModelViewSet):
+    """A comparison's tasks (managers), cursor-paginated; ``?format=csv`` streams them."""
+
+    serializer_class = TaskSerializer
+    filterset_class = filters.TaskFilter
+    pagination_class = IdCursorPagination
+
+    def get_queryset(self) -> QuerySet[SxsTask]:
+        if getattr(self, "swagger_fake_view", False):  # the schema generator
+            return SxsTask.objects.none()
+        comparison = managed_comparison(self.request, self.kwargs["comparison_pk"])
+        return (
+            SxsTask.objects.filter(comparison=comparison)
+            .select_related("query")
+            .annotate(n_verdicts=Count("verdicts"))
+            .order_by("id")
+        )
+
+    def list(self, request: Request, *args, **kwargs) -> Response:
+        if wants_csv(request):
+            rows = (
+                self.filter_queryset(self.get_queryset())
+                .values_list("id", "query__external_id", "position", "identical", "n_verdicts")
+                .iterator(chunk_size=5000)
+            )
+            return streamed_csv(TaskSerializer.Meta.fields, rows, filename="tasks.csv")
+        return super().list(request, *args, **kwargs)
+
+
+class ShownSerializer(serializers.Serializer):
+    title = serializers.CharField()
+    url = serializers.CharField()
+    snippet = serializers.CharField()
+    pair = serializers.IntegerField()
+    twin = serializers.IntegerField()
+
+
+class SxsTaskShownSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    query = serializers.CharField()
+    description = serializers.CharField()
+    left = ShownSerializer(many=True)
+    right = ShownSerializer(many=True)
+
+
+class SxsQueueSerializer(serializers.Serializer):
+    tasks = SxsTaskShownSerializer(many=True)
+    progress = serializers.DictField(child=serializers.IntegerField())
+    overall = serializers.DictField(child=serializers.IntegerField())
+
+
+class SxsQueueView(APIView):
+    """The rater's held tasks, blind (left and right lists only), leasing the next query's
+    tasks when they hold none, as the side-by-side page does."""
+
+    csv_key = "tasks"
+
+    @extend_schema(responses={200: SxsQueueSerializer, 404: ErrorSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        comparison = rated_comparison(request, pk)
+        _, state = sxs_state(rater=request.user, comparison=comparison)
+        return Response(state)
+
+
+class VerdictSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    comparison = serializers.IntegerField(source="task.comparison_id")
+    task = serializers.IntegerField(source="task_id")
+    query = serializers.CharField(source="task.query.text")
+    position = serializers.IntegerField(source="task.position", allow_null=True)
+    rater = serializers.CharField(source="rater.username")
+    chosen = serializers.SerializerMethodField(help_text="left, same or right, as shown.")
+    value = serializers.CharField(
+        allow_null=True, help_text="G/S/B for the candidate; managers only."
+    )
+    candidate_side = serializers.CharField(allow_null=True, help_text="L/R; managers only.")
+    strength = serializers.IntegerField(allow_null=True)
+    reason = serializers.CharField()
+    seconds = serializers.FloatField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    changed_at = serializers.DateTimeField()
+
+    def get_chosen(self, verdict: Verdict) -> str:
+        return chosen_side(verdict.value, verdict.candidate_side)
+
+    def to_representation(self, verdict: Verdict) -> dict:
+        data = super().to_representation(verdict)
+        if verdict.task.comparison.campaign_id not in self.context.get("managed", set()):
+            data["value"] = data["candidate_side"] = None
+        return data
+
+
+class VerdictInputSerializer(serializers.Serializer):
+    comparison = serializers.IntegerField(min_value=1)
+    task = serializers.IntegerField(min_value=1, help_text="Task id, from the queue.")
+    chosen = serializers.ChoiceField(choices=["left", "same", "right"])
+    strength = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=3)
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    seconds = serializers.FloatField(required=False, min_value=0, max_value=86400)
+
+
+class VerdictResultSerializer(serializers.Serializer):
+    result = serializers.ChoiceField(choices=["created", "changed", "unchanged"])
+    verdict = VerdictSerializer()
+
+
+class VerdictViewSet(viewsets.ReadOnlyModelViewSet):
+    """Verdicts: all of the managed campaigns', the caller's own in the campaigns they rate.
+    POST gives or changes the caller's verdict on a task they hold."""
+
+    serializer_class = VerdictSerializer
+    filterset_class = filters.VerdictFilter
+    pagination_class = IdCursorPagination
+
+    def get_queryset(self) -> QuerySet[Verdict]:
+        if getattr(self, "swagger_fake_view", False):  # the schema generator
+            return Verdict.objects.none()
+        user = self.request.user
+        return (
+            Verdict.objects.filter(
+                Q(task__comparison__campaign__in=managed(user))
+                | Q(rater=user, task__comparison__campaign__in=rated(user))
+            )
+            .select_related("task__comparison", "task__query", "rater")
+            .order_by("id")
+        )
+
+    def get_serializer_context(self) -> dict:
+        return {**super().get_serializer_context(), "managed": managed_ids(self.request.user)}
+
+    @extend_schema(
+        request=VerdictInputSerializer,
+        responses={201: VerdictResultSerializer, 200: VerdictResultSerializer, **REFUSALS},
+    )
+    def create(self, request: Request, *args, **kwargs) -> Response:
+        data = _valid(VerdictInputSerializer, request)
+        comparison = rated_comparison(request, data["comparison"])
+        outcome = verdict_submit(
+            rater=request.user,
+            comparison=comparison,
+            task_id=data["task"],
+            chosen=data["chosen"],
+            strength=data.get("strength"),
+            reason=data.get("reason", ""),
+            seconds=data.get("seconds"),
+        )
+        result = "created" if outcome.created else "changed" if outcome.changed else "unchanged"
+        verdict = self.get_queryset().get(pk=outcome.verdict.pk)
+        body = {
+            "result": result,
+            "verdict": VerdictSerializer(verdict, context=self.get_serializer_context()).data,
+        }
+        return Response(body, status=status.HTTP_201_CREATED if outcome.created else 200)
+
+
+class GsbQuerySerializer(serializers.Serializer):
+    query = serializers.CharField()
+    text = serializers.CharField()
+    tasks = serializers.IntegerField()
+    good = serializers.IntegerField()
+    same = serializers.IntegerField()
+    bad = serializers.IntegerField()
+    identical_same = serializers.IntegerField()
+    majority = serializers.CharField()
+
+
+class GsbSerializer(serializers.Serializer):
+    comparison = ComparisonSerializer()
+    progress = serializers.DictField(child=serializers.IntegerField())
+    decision = serializers.CharField(allow_null=True, help_text="launch, do_not_launch, more_data")
+    headline = serializers.CharField(allow_null=True)
+    detail = serializers.CharField(allow_null=True)
+    result = serializers.JSONField(
+        allow_null=True,
+        help_text="GSB, counts, Tango interval (ci_low/ci_high), sign test, decision and checks "
+        "(metrics.core.stats GsbResult); null before the first verdict.",
+    )
+    queries = GsbQuerySerializer(many=True)
+
+
+class GsbView(APIView):
+    """The GSB result of a comparison (STATISTICS.md): counts, GSB, Tango's interval with the
+    design effect of several raters per query, the sign test over queries and the decision.
+    ``?format=csv`` gives the per-query table."""
+
+    csv_key = "queries"
+
+    @extend_schema(
+        responses={200: GsbSerializer, 404: OpenApiResponse(ErrorSerializer)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        comparison = managed_comparison(request, pk)
+        comparison.n_tasks = comparison.tasks.count()
+        report = comparison_report(comparison)
+        words = decision_text(report.result) if report.result is not None else None
+        context = {"managed": {comparison.campaign_id}}
+        body = {
+            "comparison": ComparisonSerializer(comparison, context=context).data,
+            "progress": report.progress,
+            "decision": report.result.decision.value if report.result else None,
+            "headline": words.headline if words else None,
+            "detail": words.detail if words else None,
+            "result": report.result.to_dict() if report.result else None,
+            "queries": [
+                {
+                    "query": row.external_id,
+                    "text": row.text,
+                    "tasks": row.tasks,
+                    "good": row.good,
+                    "same": row.same,
+                    "bad": row.bad,
+                    "identical_same": row.identical_same,
+                    "majority": row.majority,
+                }
+                for row in report.rows
+            ],
+        }
+        return Response(body)

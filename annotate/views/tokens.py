@@ -1,0 +1,48 @@
+"""The user's API token page: list, create (the token is shown once, in the answer to the
+POST that made it, and stored nowhere), revoke."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotate.tokens import LIFETIMES, TokenRefused, token_create, token_revoke, tokens_of
+
+
+class TokenForm(forms.Form):
+    days = forms.TypedChoiceField(
+        choices=[(d, f"{d} days") for d in LIFETIMES], coerce=int, label="Expires after"
+    )
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def tokens(request: HttpRequest) -> HttpResponse:
+    form = TokenForm(request.POST or None)
+    new_token = None
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                _, new_token = token_create(user=request.user, days=form.cleaned_data["days"])
+            except TokenRefused as exc:
+                form.add_error(None, str(exc))
+        status = 201 if new_token else 400
+    context = {"form": form, "tokens": tokens_of(request.user), "new_token": new_token}
+    return render(request, "annotate/tokens.html", context, status=status)
+
+
+@login_required
+@require_POST
+def token_revoke_view(request: HttpRequest, token_key: str) -> HttpResponse:
+    if token_revoke(user=request.user, token_key=token_key):
+        messages.success(request, f"Token {token_key}… revoked: scripts using it get 401 now.")
+    else:
+        messages.error(request, "No such token (already revoked or expired).")
+    return redirect("annotate:tokens")
