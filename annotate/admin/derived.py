@@ -11,7 +11,7 @@ from annotate.admin.scoping import ScopedAdmin, ScopedRelatedFilter
 
 @admin.register(m.Adjudication)
 class AdjudicationAdmin(ScopedAdmin):
-    list_display = ("pool_item", "label", "manager", "changed_at")
+    list_display = ("query_id_shown", "document_shown", "label", "manager", "changed_at")
     list_filter = ("label__name",)
     search_fields = (
         "pool_item__query__external_id",
@@ -22,6 +22,14 @@ class AdjudicationAdmin(ScopedAdmin):
     raw_id_fields = ("pool_item", "manager")
     readonly_fields = ("created_at", "changed_at")
     date_hierarchy = "changed_at"
+
+    @admin.display(description="query", ordering="pool_item__query__external_id")
+    def query_id_shown(self, obj: m.Adjudication) -> str:
+        return obj.pool_item.query.external_id
+
+    @admin.display(description="document", ordering="pool_item__document__external_id")
+    def document_shown(self, obj: m.Adjudication) -> str:
+        return obj.pool_item.document.external_id
 
 
 @admin.register(m.BehaviourLog)
