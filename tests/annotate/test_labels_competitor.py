@@ -216,3 +216,10 @@ def test_the_command_imports_and_reports_bad_bands(campaign, tmp_path, capsys):
             campaign="competitor",
             name="y",
         )
+
+
+def test_a_trec_line_whose_url_has_a_comma_is_still_a_trec_run(campaign, tmp_path):
+    Document.objects.filter(external_id="d01").update(url="https://shop.example/p?a=1,2")
+    text = "q1 Q0 https://shop.example/p?a=1,2 1 0.9 rival\nq1 Q0 d02 2 0.5 rival\n"
+    import_competitor(campaign=campaign, file=write(tmp_path, "rival.txt", text), name="r")
+    assert labels("competitor:r") == {("q1", "d01"): 3.0, ("q1", "d02"): 3.0}

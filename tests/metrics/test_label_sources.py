@@ -180,3 +180,31 @@ def test_a_campaign_without_runs_or_sources_still_reports(campaign):
     report = sources_report(campaign=campaign)
     assert [s.key for s in report.sources] == [RATERS]
     assert report.runs == [] and report.agreements == [] and report.orders == []
+
+
+def test_purchases_reproduce_seed_001(tmp_path):
+    """Seed 001: recommended A, B, C, D, E; bought A, D, G, F, K. NDCG@5 (Järvelin–Kekäläinen
+    discount) is 0.75 with the ideal from the list, 0.4212 with every bought item in it."""
+    from annotate.models import LabelSource
+    from annotate.services.aggregation import source_qrels
+    from annotate.services.labels.purchases import derive_purchases
+    from metrics.core import ndcg
+
+    campaign = campaign_create(name="Seed 001", slug="seed-001")
+    add_queries(campaign, "u1")
+    items = "ABCDEFGHK"
+    Document.objects.bulk_create(Document(campaign=campaign, external_id=i) for i in items)
+    rows = ["qid,docno,position,impressions,clicks,purchases"]
+    rows += [f"u1,{d},{p},1,0,{int(d in 'AD')}" for p, d in enumerate("ABCDE", start=1)]
+    rows += [f"u1,{d},{p},1,1,1" for p, d in enumerate("GFK", start=6)]
+    import_log(campaign=campaign, file=write(tmp_path, "buys.csv", "\n".join(rows)), name="b")
+    derive_purchases(log=BehaviourLog.objects.get(name="b"), name="b")
+    table = source_qrels(source=LabelSource.objects.get(name="purchases:b"))
+    qrels = {
+        "u1": dict(zip(table.document_external_id.tolist(), table.grade.tolist(), strict=True))
+    }
+    assert qrels == {"u1": {"A": 3.0, "B": 0.0, "C": 0.0, "D": 3.0, "E": 0.0, "F": 3.0,
+                            "G": 3.0, "K": 3.0}}  # fmt: skip
+    run = {"u1": {d: 5.0 - i for i, d in enumerate("ABCDE")}}
+    assert ndcg(qrels, run, 5, discount="jarvelin", ideal="retrieved") == pytest.approx(0.75)
+    assert ndcg(qrels, run, 5, discount="jarvelin") == pytest.approx(0.4212, abs=5e-5)

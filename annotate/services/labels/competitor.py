@@ -135,8 +135,9 @@ def import_competitor(
     """Import a competitor's ranking as the label source ``competitor:<name>``.
 
     ``bands`` default to :func:`default_bands`; ``match`` is ``auto``, ``id`` or ``url``;
-    ``fmt`` is ``trec`` or ``csv`` (default: the extension, else a first line with a comma is
-    CSV). One transaction: a bad line leaves the database as it was.
+    ``fmt`` is ``trec`` or ``csv`` (default: a ``.csv`` file or a first line with a comma
+    and not six whitespace-separated columns is CSV). One transaction: a bad line leaves the
+    database as it was.
     """
     path = display_name(file, filename)
     fields = Fields(path)
@@ -150,7 +151,9 @@ def import_competitor(
     with LineSource(file, path=path, progress=progress) as source, atomic_import(path):
         first, lines = peek(iter(source))
         if fmt is None:
-            fmt = "csv" if path.lower().endswith(".csv") or "," in first else "trec"
+            # Six whitespace-separated columns are a TREC run even if a URL holds a comma.
+            csv_like = "," in first and len(first.split()) != 6
+            fmt = "csv" if path.lower().endswith(".csv") or csv_like else "trec"
         if fmt not in FORMATS:
             raise ImportFailed(path, None, f"unknown format {fmt!r}: use trec or csv")
         # Opened first, so a name already taken fails before the file is read.

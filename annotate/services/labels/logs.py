@@ -134,6 +134,9 @@ def _jsonl_rows(lines: Iterator[tuple[int, str]], fields: Fields) -> Iterator[tu
 
 def _count(value: object, line: int, what: str, fields: Fields) -> int:
     """A whole number >= 0 from a CSV cell or a JSON value ("" and null are 0)."""
+    # The common case first, cheaply: a CSV cell of at most 18 digits (below 2**62).
+    if type(value) is str and value.isdecimal() and len(value) < 19:
+        return int(value)
     if value is None or value == "":
         return 0
     if isinstance(value, bool):
@@ -155,6 +158,8 @@ def _count(value: object, line: int, what: str, fields: Fields) -> int:
 
 
 def _text(value: object, line: int, what: str, fields: Fields) -> str:
+    if type(value) is str and value and not value[0].isspace() and not value[-1].isspace():
+        return value  # the common case: nothing to strip
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise fields.fail(line, f"{what} must be text, got {value!r}")
     text = str(value).strip()
@@ -166,6 +171,8 @@ def _text(value: object, line: int, what: str, fields: Fields) -> str:
 def _seconds(value: object, line: int, fields: Fields) -> float:
     if value is None or value == "":
         return 0.0
+    if type(value) is str and value.replace(".", "", 1).isdecimal():
+        return float(value)  # plain digits with at most one point: finite and >= 0
     try:
         number = float(value) if not isinstance(value, bool) else math.nan
     except (TypeError, ValueError):
