@@ -175,7 +175,8 @@ def grade_submit(
         raise GradeRefused("This item is not assigned to you.", status=403)
     expired = lease.expires_at <= timezone.now()
     if expired and not cant_judge and not _has_capacity(item, rater, campaign):
-        lease.delete()
+        # The expired lease is left alone (it no longer counts anywhere), and the raise
+        # rolls the transaction back anyway; a resend gets the same answer.
         raise GradeRefused(
             "Your time on this item ran out and other raters have graded it since; "
             "your grade was not needed. Continue with the next item.",
