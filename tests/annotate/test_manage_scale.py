@@ -209,3 +209,19 @@ def test_scale_save_reports_every_problem_at_once(personas):
         scale_save(campaign=personas.campaign, labels=specs, relevant_from=2)
     # The three existing labels are missing from the submission: that alone is reported.
     assert "reload" in info.value.messages[0]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"labels-TOTAL_FORMS": "500", "labels-INITIAL_FORMS": "3", "relevant_from": "2"},
+        {"labels-TOTAL_FORMS": "x", "labels-INITIAL_FORMS": "y"},
+    ],
+)
+def test_a_tampered_or_missing_formset_is_a_400_not_a_500(personas, data):
+    before = _scale(personas.campaign)
+    url = reverse("annotate:manage_scale", kwargs={"slug": personas.campaign.slug})
+    response = personas.client_for("manager").post(url, data)
+    assert response.status_code == 400
+    assert _scale(personas.campaign) == before
