@@ -4,21 +4,24 @@ The engine (metrics.core) knows nothing of Django; this module is the only place
 rows into its ``Qrels`` and ``Run``. What it guarantees, so every report agrees with the
 command line (DESIGN.md section 4):
 
-- Ids are the external ids (the engine breaks score ties on the document id's bytes, as THE
-  run order does; annotate.ranking).
+- Query ids are the external ids (results are reported per query). Document ids are the
+  documents' primary keys as text: a document never appears in a result, and reading the
+  external ids of every document (millions) would cost more than the whole evaluation.
+- Every run is handed over in THE run order of annotate.ranking (score descending, ties by
+  document external id descending in byte order; runs with ranks only by rank): the scores the
+  engine gets are minus the position in that order, so they never tie and the engine's own tie
+  rule never applies. Only the documents of tied entries have their external ids read.
 - Qrels are the raters' grades aggregated by a rule, adjudications winning
   (annotate.services.aggregation), or an imported label source, as imported.
 - Every query of the campaign counts. A query without results in a run scores 0 there
   (``complete=True``, trec_eval's -c); a query nobody has judged yet gets one placeholder qrels
   line with a negative grade ("pooled, not judged": gain 0, never relevant, not judged), which
   makes it count as 0 for every system instead of silently dropping out of the mean.
-- A run without scores (a competitor's list with ranks only) is given scores that reproduce
-  THE order exactly (scored entries first, then by rank, ties by document id descending).
 - The relevance level is the campaign's "relevant from" grade; ERR's top grade is the label
   scale's (or a label source's own, if higher).
 
-Reads are a handful of queries whatever the size: one for the queries, one for the documents,
-one for all run entries of all runs, and the aggregation's own.
+Reads are a handful of queries whatever the size: the queries, all run entries of all runs at
+once, the aggregation's own, and the external ids of tied documents.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import numpy as np
 import polars as pl
 from django.db.models import Max
 
-from annotate.models import Campaign, Label, LabelSource, Run, RunEntry
+from annotate.models import Campaign, Document, Label, LabelSource, Run, RunEntry
 from annotate.ranking import ranking_permutation
 from annotate.services.aggregation import QrelsTable, aggregate_qrels, source_qrels
 from metrics.columns import fetch_frame
@@ -37,25 +40,26 @@ from metrics.core import Qrels
 from metrics.core import Run as EngineRun
 
 # The docid of the placeholder line of a query nobody judged: its negative grade makes it
-# harmless even if a run retrieved a document of that name.
+# harmless whatever a run retrieves.
 UNJUDGED_DOCID = ""
 UNJUDGED_GRADE = -1.0
+_ID_CHUNK = 900  # ids per IN (...) list: under SQLite's historical 999 parameters
 
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """A campaign's queries and documents: sorted primary keys and their external ids."""
+    """A campaign's queries: sorted primary keys and their external ids."""
 
     query_pk: np.ndarray
     query_ext: pl.Series
-    document_pk: np.ndarray
-    document_ext: pl.Series
 
     def queries(self, pks: np.ndarray) -> pl.Series:
         return self.query_ext.gather(np.searchsorted(self.query_pk, pks))
 
-    def documents(self, pks: np.ndarray) -> pl.Series:
-        return self.document_ext.gather(np.searchsorted(self.document_pk, pks))
+
+def document_keys(pks: np.ndarray) -> pl.Series:
+    """Document primary keys as the engine's document ids."""
+    return pl.Series("docid", np.asarray(pks, dtype=np.int64)).cast(pl.String)
 
 
 @dataclass(frozen=True)
@@ -92,15 +96,7 @@ def vocabulary(*, campaign: Campaign) -> Vocabulary:
     queries = fetch_frame(
         campaign.queries.order_by("pk"), {"pk": pl.Int64, "external_id": pl.String}
     )
-    documents = fetch_frame(
-        campaign.documents.order_by("pk"), {"pk": pl.Int64, "external_id": pl.String}
-    )
-    return Vocabulary(
-        query_pk=queries["pk"].to_numpy(),
-        query_ext=queries["external_id"],
-        document_pk=documents["pk"].to_numpy(),
-        document_ext=documents["external_id"],
-    )
+    return Vocabulary(query_pk=queries["pk"].to_numpy(), query_ext=queries["external_id"])
 
 
 def relevance_level(campaign: Campaign) -> float:
@@ -128,8 +124,8 @@ def campaign_qrels(
     qids = pl.concat([pl.Series(table.query_external_id, dtype=pl.String), vocab.queries(unjudged)])
     docids = pl.concat(
         [
-            pl.Series(table.document_external_id, dtype=pl.String),
-            pl.Series([UNJUDGED_DOCID] * unjudged.size, dtype=pl.String),
+            document_keys(table.document_id),
+            pl.Series("docid", [UNJUDGED_DOCID] * unjudged.size, dtype=pl.String),
         ]
     )
     grades = np.concatenate([table.grade, np.full(unjudged.size, UNJUDGED_GRADE)])
@@ -167,46 +163,104 @@ def campaign_runs(*, campaign: Campaign, vocab: Vocabulary | None = None) -> lis
             "score": pl.Float64,
             "rank": pl.Int64,
         },
-    )
-    # One sort by run, then each run is a contiguous slice.
-    entries = entries.sort("run_id")
+    ).sort("run_id")
+    # Each run is a contiguous slice after one sort.
     run_col = entries["run_id"].to_numpy()
-    out = []
-    for pk, name, system in runs:
+    parts = []
+    for pk, _, _ in runs:
         lo, hi = np.searchsorted(run_col, [pk, pk + 1])
         part = entries.slice(int(lo), int(hi - lo))
-        out.append(_engine_run(pk, name, system, part, vocab))
-    return out
+        parts.append(
+            _Entries(
+                query=part["query_id"].to_numpy(),
+                document=part["document_id"].to_numpy(),
+                score=part["score"].fill_null(np.nan).to_numpy().astype(np.float64),
+                rank=part["rank"].to_numpy(),
+            )
+        )
+    tied = {int(d) for p in parts for d in p.document[p.tied()]}
+    keys = _byte_order_keys(sorted(tied))
+    return [
+        _engine_run(pk, name, system, entries, keys, vocab)
+        for (pk, name, system), entries in zip(runs, parts, strict=True)
+    ]
+
+
+@dataclass(frozen=True)
+class _Entries:
+    query: np.ndarray
+    document: np.ndarray
+    score: np.ndarray  # NaN: no score (ordered by rank)
+    rank: np.ndarray
+
+    def primary(self) -> np.ndarray:
+        """The order before document ids decide: (query, scored first, score desc, rank)."""
+        unscored = np.isnan(self.score)
+        return np.lexsort(
+            (np.where(unscored, self.rank, 0), np.where(unscored, 0.0, -self.score), unscored,
+             self.query)
+        )  # fmt: skip
+
+    def tied(self) -> np.ndarray:
+        """Entries that share their place in the primary order with another: only their
+        documents' external ids can order them."""
+        if self.query.size < 2:
+            return np.zeros(self.query.size, dtype=bool)
+        order = self.primary()
+        q, s, r = self.query[order], self.score[order], self.rank[order]
+        unscored = np.isnan(s)
+        same = (q[1:] == q[:-1]) & np.where(
+            unscored[1:] & unscored[:-1], r[1:] == r[:-1], s[1:] == s[:-1]
+        )
+        tie = np.zeros(order.size, dtype=bool)
+        tie[1:] |= same
+        tie[:-1] |= same
+        out = np.zeros(order.size, dtype=bool)
+        out[order] = tie
+        return out
+
+
+def _byte_order_keys(pks: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted document pks, the byte-order rank of each one's external id)."""
+    if not pks:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    frames = [
+        fetch_frame(
+            Document.objects.filter(pk__in=pks[i : i + _ID_CHUNK]).order_by(),
+            {"pk": pl.Int64, "external_id": pl.String},
+        )
+        for i in range(0, len(pks), _ID_CHUNK)
+    ]
+    docs = pl.concat(frames).sort("pk")
+    # Polars compares strings by their UTF-8 bytes: dense ranks are byte-order keys.
+    return docs["pk"].to_numpy(), docs["external_id"].rank("dense").to_numpy().astype(np.int64)
 
 
 def _engine_run(
-    pk: int, name: str, system: str, part: pl.DataFrame, vocab: Vocabulary
+    pk: int,
+    name: str,
+    system: str,
+    entries: _Entries,
+    keys: tuple[np.ndarray, np.ndarray],
+    vocab: Vocabulary,
 ) -> CampaignRun:
-    query = part["query_id"].to_numpy()
-    document = part["document_id"].to_numpy()
-    score = part["score"].fill_null(np.nan).to_numpy().astype(np.float64, copy=True)
-    docids = vocab.documents(document)
-    scored = not np.isnan(score).any()
-    if not scored:
-        score = _scores_from_order(query, score, part["rank"].to_numpy(), docids)
+    known, rank_of = keys
+    doc_key = np.zeros(entries.document.size, dtype=np.int64)
+    if known.size:
+        pos = np.minimum(np.searchsorted(known, entries.document), known.size - 1)
+        hit = known[pos] == entries.document
+        doc_key[hit] = rank_of[pos[hit]]
+    # THE order (annotate.ranking): the document keys only matter inside ties.
+    order = ranking_permutation(entries.query, entries.score, entries.rank, doc_key)
+    score = np.empty(entries.query.size, dtype=np.float64)
+    score[order] = -np.arange(entries.query.size, dtype=np.float64)
     return CampaignRun(
         run_id=pk,
         name=name,
         system=system,
-        run=EngineRun.from_arrays(vocab.queries(query), docids, score, name=name),
-        queries_with_results=int(np.unique(query).size),
-        scored=scored,
+        run=EngineRun.from_arrays(
+            vocab.queries(entries.query), document_keys(entries.document), score, name=name
+        ),
+        queries_with_results=int(np.unique(entries.query).size),
+        scored=not np.isnan(entries.score).any(),
     )
-
-
-def _scores_from_order(
-    query: np.ndarray, score: np.ndarray, rank: np.ndarray, docids: pl.Series
-) -> np.ndarray:
-    """Scores that make the engine's order (score desc, docid desc) THE order of
-    annotate.ranking: minus the position in that order, which never ties."""
-    # Polars compares strings by their UTF-8 bytes: dense ranks are byte-order keys.
-    doc_key = docids.rank("dense").to_numpy().astype(np.int64)
-    order = ranking_permutation(query, score, rank, doc_key)
-    out = np.empty(query.size, dtype=np.float64)
-    out[order] = -np.arange(query.size, dtype=np.float64)
-    return out

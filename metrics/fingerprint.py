@@ -6,19 +6,21 @@ Each figure moves when its input changes in any way the services allow:
 - adjudications: the same, with their ``changed_at``;
 - the label scale: each label's id and grade (a grade edited on the scale page);
 - queries: count and largest id (a query added counts as 0 for every system);
-- runs: their ids; entries: count and largest id. Replacing a run keeps the run but writes new
-  entries, with ids above every earlier one, so the largest id moves even when the count does
-  not;
+- runs: their ids, and for each the ids of its first and last entry in (query, rank) order,
+  read through the (run, query, rank) index: the entries are only ever written by an import,
+  and replacing a run keeps the run but writes all its entries anew, with new ids. (Counting
+  millions of entries on every view would cost a second.)
 - a label source's labels: count and largest id (a re-import writes new rows);
-- the campaign's relevance level.
+- the campaign's relevance level;
+- for the judging progress: skips (count, last), the raters (ids and names), and the pool
+  (count, largest id, the raters each item needs, the campaign's overlap).
 
-Each is one aggregate query, so checking a snapshot costs a few milliseconds at any size
-(grades and run entries are read through their indexes).
+Each is one small query, so checking a snapshot costs milliseconds at any size.
 """
 
 from __future__ import annotations
 
-from django.db.models import Count, Max
+from django.db.models import Count, Max, OuterRef, Subquery, Sum
 
 from annotate.models import (
     Adjudication,
@@ -26,8 +28,12 @@ from annotate.models import (
     Grade,
     Label,
     LabelSource,
+    Membership,
+    PoolItem,
+    Role,
     Run,
     RunEntry,
+    Skip,
     SourceLabel,
 )
 
@@ -56,15 +62,20 @@ def grades_fingerprint(*, campaign: Campaign) -> dict:
 
 def scores_fingerprint(*, campaign: Campaign, source: LabelSource | None) -> dict:
     """Everything the system scores depend on."""
-    runs = Run.objects.filter(campaign=campaign).order_by("pk")
-    run_ids = list(runs.values_list("pk", flat=True))
+    entries = RunEntry.objects.filter(run=OuterRef("pk"))
+    runs = (
+        Run.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .annotate(
+            first=Subquery(entries.order_by("query_id", "rank").values("pk")[:1]),
+            last=Subquery(entries.order_by("-query_id", "-rank").values("pk")[:1]),
+        )
+        .values_list("pk", "first", "last")
+    )
     out = {
         "relevant_from": campaign.relevant_from,
         "queries": _count_max(campaign.queries.order_by(), "pk"),
-        "runs": run_ids,
-        # Filtering on the run ids (not a join on the campaign) lets the database answer
-        # from the (run, query, rank) index and the primary key.
-        "entries": _count_max(RunEntry.objects.filter(run_id__in=run_ids), "pk"),
+        "runs": [list(row) for row in runs],
     }
     if source is None:
         out.update(grades_fingerprint(campaign=campaign))
@@ -80,3 +91,21 @@ def scores_fingerprint(*, campaign: Campaign, source: LabelSource | None) -> dic
 
 def agreement_fingerprint(*, campaign: Campaign) -> dict:
     return grades_fingerprint(campaign=campaign)
+
+
+def progress_fingerprint(*, campaign: Campaign) -> dict:
+    """The judging progress: grades, skips, who rates, and the pool with what it needs."""
+    pool = PoolItem.objects.filter(campaign=campaign).aggregate(
+        n=Count("pk"), m=Max("pk"), needed=Sum("raters_needed"), set=Count("raters_needed")
+    )
+    return {
+        **grades_fingerprint(campaign=campaign),
+        "skips": _count_max(Skip.objects.filter(pool_item__campaign=campaign), "created_at"),
+        "raters": [
+            list(row)
+            for row in Membership.objects.filter(campaign=campaign, role=Role.RATER)
+            .order_by("user_id")
+            .values_list("user_id", "user__username")
+        ],
+        "pool": [pool["n"], pool["m"], pool["needed"], pool["set"], campaign.overlap],
+    }

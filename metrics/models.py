@@ -1,7 +1,8 @@
 """Stored report results, so a manager's page reads numbers instead of recomputing them.
 
 A snapshot is one computation for one campaign: the system scores under one label source (or
-the raters' aggregate by one rule) and one set of measure settings, or the rater agreement.
+the raters' aggregate by one rule) and one set of measure settings, the rater agreement, or the
+judging progress (per rater, over time, the pool's completion).
 It keeps a fingerprint of its inputs; when the inputs' fingerprint no longer matches, the
 snapshot is stale and is recomputed on the next view (or by ``manage.py recompute_reports``).
 """
@@ -17,6 +18,7 @@ from annotate.models import Campaign, LabelSource
 class SnapshotKind(models.TextChoices):
     SCORES = "scores", "System scores"
     AGREEMENT = "agreement", "Rater agreement"
+    PROGRESS = "progress", "Judging progress"
 
 
 class EvaluationSnapshot(models.Model):

@@ -5,8 +5,9 @@ The measures are fixed for the report (DESIGN.md section 4, at the campaign's re
 NDCG@k (gain, discount and ideal chosen on the page) and its curve NDCG@1..k, MAP, P@k, MRR,
 ERR@k (top grade of the label scale) and judged@k. Each mean comes with a 95% t-interval over
 queries, mean ± t(0.975, n − 1) · s / √n with s the standard deviation of the per-query values
-(ddof 1): a plain, well-understood interval; the comparison of two systems adds the paired
-tests and a BCa bootstrap of the difference (metrics.core.stats.compare_runs).
+(ddof 1), clipped to the measures' range [0, 1]: a plain, well-understood interval; the
+comparison of two systems adds the paired tests and a BCa bootstrap of the difference
+(metrics.core.stats.compare_runs).
 """
 
 from __future__ import annotations
@@ -99,14 +100,17 @@ class MeasureSettings:
 
 
 def t_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
-    """mean ± t(1 − α/2, n − 1) · s/√n; None for fewer than two values."""
+    """mean ± t(1 − α/2, n − 1) · s/√n, clipped to [0, 1]; None for fewer than two values.
+
+    Every measure of the table lies in [0, 1], and the t-interval of a mean near a bound can
+    cross it (MRR of 0.95 over few queries); a bound no query can pass is clipped, not shown."""
     n = values.size
     if n < 2:
         return None
     mean = float(values.mean())
     sd = float(values.std(ddof=1))
     half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
-    return mean - half, mean + half
+    return max(0.0, mean - half), min(1.0, mean + half)
 
 
 def evaluate_campaign(

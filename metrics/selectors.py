@@ -1,13 +1,14 @@
 """Reads behind the campaign dashboard: how far the judging is, who did what, and when.
 
-Progress is read live (a few grouped queries, whatever the size), because a manager watching
-raters work wants the current numbers; the heavier agreement and score figures come from
-snapshots (metrics.services). The per-rater table is annotate.selectors_progress's.
+Each figure is one grouped query (or a few), whatever the size. The dashboard reads them through
+a snapshot (``progress_compute``, metrics.services.progress_snapshot) recomputed whenever a
+grade, skip, rater or pool item changes; only the leases, which change by the minute, are read
+live. The per-rater table is annotate.selectors_progress's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, time, timedelta
 
 from django.db.models import Count, F, IntegerField, Max, Min, Q, Sum, Value
@@ -15,6 +16,7 @@ from django.db.models.functions import Coalesce, Least, TruncDay, TruncHour
 from django.utils import timezone
 
 from annotate.models import Campaign, Grade, Lease, PoolItem
+from annotate.selectors_progress import rater_progress_table
 
 # Up to this span the timeline counts grades per hour; beyond, per day (bars stay readable).
 HOURLY_SPAN = timedelta(days=14)
@@ -47,7 +49,35 @@ class PoolProgress:
 
 def pool_progress(*, campaign: Campaign, now: datetime | None = None) -> PoolProgress:
     """The pool's state in three queries (items grouped with their grades in the database)."""
+    return PoolProgress(
+        **pool_completion(campaign=campaign), leased=leased_items(campaign=campaign, now=now)
+    )
+
+
+def leased_items(*, campaign: Campaign, now: datetime | None = None) -> int:
+    """Pool items held by some rater right now."""
     now = now or timezone.now()
+    return (
+        Lease.objects.filter(pool_item__campaign=campaign, expires_at__gt=now)
+        .values("pool_item_id")
+        .distinct()
+        .count()
+    )
+
+
+def holding_by_rater(*, campaign: Campaign, now: datetime | None = None) -> dict[int, int]:
+    """Items each rater holds right now."""
+    now = now or timezone.now()
+    return dict(
+        Lease.objects.filter(pool_item__campaign=campaign, expires_at__gt=now)
+        .values("rater_id")
+        .annotate(n=Count("pk"))
+        .values_list("rater_id", "n")
+    )
+
+
+def pool_completion(*, campaign: Campaign) -> dict[str, int]:
+    """Everything of PoolProgress but the leases: what grades say about the pool."""
     items = PoolItem.objects.filter(campaign=campaign).annotate(
         counted=Count("grades", filter=Q(grades__cant_judge=False)),
         needed=Coalesce(F("raters_needed"), Value(campaign.overlap), output_field=IntegerField()),
@@ -59,24 +89,17 @@ def pool_progress(*, campaign: Campaign, now: datetime | None = None) -> PoolPro
         given=Sum(Least("counted", "needed")),
         need=Sum("needed"),
     )
-    leased = (
-        Lease.objects.filter(pool_item__campaign=campaign, expires_at__gt=now)
-        .values("pool_item_id")
-        .distinct()
-        .count()
-    )
     cant = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=True).count()
     total, complete, started = row["total"], row["complete"], row["started"]
-    return PoolProgress(
-        items=total,
-        complete=complete,
-        partial=started - complete if started > complete else 0,
-        untouched=total - started,
-        leased=leased,
-        grades_given=row["given"] or 0,
-        grades_needed=row["need"] or 0,
-        cant_judge=cant,
-    )
+    return {
+        "items": total,
+        "complete": complete,
+        "partial": started - complete if started > complete else 0,
+        "untouched": total - started,
+        "grades_given": row["given"] or 0,
+        "grades_needed": row["need"] or 0,
+        "cant_judge": cant,
+    }
 
 
 @dataclass(frozen=True)
@@ -145,3 +168,38 @@ def _next_bucket(moment: datetime, unit: str) -> datetime:
         return timezone.localtime(moment.astimezone(UTC) + timedelta(hours=1))
     day = timezone.localtime(moment).date() + timedelta(days=1)
     return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def progress_compute(*, campaign: Campaign) -> dict:
+    """What the dashboard shows about the judging, as a snapshot stores it (JSON): the pool's
+    completion, the per-rater table of annotate.selectors_progress, and the timeline. Leases
+    are left out: they change by the minute and are read live."""
+    timeline = grades_over_time(campaign=campaign)
+    raters = []
+    for row in rater_progress_table(campaign=campaign):
+        data = asdict(row)
+        data.pop("holding")
+        data["last_activity"] = _stamp(row.last_activity)
+        raters.append(data)
+    return {
+        "version": 1,
+        "pool": pool_completion(campaign=campaign),
+        "raters": raters,
+        "timeline": {
+            "unit": timeline.unit,
+            "buckets": [_stamp(b) for b in timeline.buckets],
+            "series": timeline.series,
+        },
+    }
+
+
+def timeline_from(data: dict) -> Timeline:
+    return Timeline(
+        unit=data["unit"],
+        buckets=[datetime.fromisoformat(b) for b in data["buckets"]],
+        series=data["series"],
+    )
+
+
+def _stamp(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None

@@ -1,6 +1,7 @@
 """Report snapshots: compute, store, and hand back a fresh one.
 
-A page asks for the snapshot of what it shows (``scores_snapshot`` or ``agreement_snapshot``).
+A page asks for the snapshot of what it shows (``scores_snapshot``, ``agreement_snapshot``,
+``progress_snapshot``).
 If a stored one matches the inputs' fingerprint it is returned as is; otherwise it is computed
 now, stored, and returned marked as recomputed, with the age of the one it replaced, so the
 page can say what happened. ``snapshots_recompute`` does the same for the management command.
@@ -19,9 +20,10 @@ from annotate.models import Campaign, LabelSource
 from annotate.services.aggregation import SOURCE_RULE
 from metrics.adapters import campaign_qrels, campaign_runs, vocabulary
 from metrics.agreement import agreement_compute
-from metrics.fingerprint import agreement_fingerprint, scores_fingerprint
+from metrics.fingerprint import agreement_fingerprint, progress_fingerprint, scores_fingerprint
 from metrics.models import EvaluationSnapshot, SnapshotKind
 from metrics.scores import MeasureSettings, evaluate_campaign
+from metrics.selectors import progress_compute
 
 
 @dataclass(frozen=True)
@@ -153,11 +155,24 @@ def agreement_snapshot(*, campaign: Campaign, force: bool = False) -> Fresh:
     )
 
 
+def progress_snapshot(*, campaign: Campaign, force: bool = False) -> Fresh:
+    """The judging progress of `campaign` (pool, per rater, over time); computed now if missing
+    or stale. Leases are not in it: read them live."""
+    return _fresh(
+        lookup=_lookup(campaign=campaign, kind=SnapshotKind.PROGRESS, source=None, rule="", key=""),
+        fingerprint=progress_fingerprint(campaign=campaign),
+        compute=lambda: (progress_compute(campaign=campaign), {}),
+        force=force,
+        light=False,
+    )
+
+
 def snapshots_recompute(*, campaign: Campaign, force: bool = False) -> list[tuple[str, Fresh]]:
     """Bring every snapshot of `campaign` up to date (all when `force`), plus the default ones
     a manager sees first: agreement, and the scores under the campaign's rule at the default
     settings. Returns (what, result) pairs for the command to report."""
     done: list[tuple[str, Fresh]] = []
+    done.append(("progress", progress_snapshot(campaign=campaign, force=force)))
     done.append(("agreement", agreement_snapshot(campaign=campaign, force=force)))
     wanted = {(None, campaign.aggregation, MeasureSettings().key)}
     for source_id, rule, key in EvaluationSnapshot.objects.filter(

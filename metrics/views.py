@@ -7,6 +7,8 @@ visitor the login page. Every table is also a CSV download (``?download=<table>`
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import numpy as np
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -17,7 +19,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotate.models import Role
 from annotate.selectors import campaign_managed_by, campaigns_for
-from annotate.selectors_progress import rater_progress_table
 from annotate.services.adjudication import (
     AdjudicationRefused,
     adjudication_clear,
@@ -27,8 +28,8 @@ from metrics import charts
 from metrics.disagreements import PAGE, disagreements
 from metrics.forms import AdjudicationForm, BasisForm
 from metrics.presenting import age_text, basis_text, csv_response
-from metrics.selectors import grades_over_time, pool_progress
-from metrics.services import agreement_snapshot
+from metrics.selectors import PoolProgress, holding_by_rater, leased_items, timeline_from
+from metrics.services import agreement_snapshot, progress_snapshot
 
 
 @login_required
@@ -42,26 +43,37 @@ def index(request: HttpRequest) -> HttpResponse:
 @require_GET
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_managed_by(request.user, slug)
-    raters = rater_progress_table(campaign=campaign)
-    timeline = grades_over_time(campaign=campaign)
+    progress_fresh = progress_snapshot(campaign=campaign)
+    progress = progress_fresh.summary
+    holding = holding_by_rater(campaign=campaign)
+    raters = [
+        {
+            **r,
+            "holding": holding.get(r["user_id"], 0),
+            "last_activity": datetime.fromisoformat(r["last_activity"])
+            if r["last_activity"]
+            else None,
+        }
+        for r in progress["raters"]
+    ]
+    timeline = timeline_from(progress["timeline"])
     fresh = agreement_snapshot(campaign=campaign)
     agreement = fresh.summary
     names = [r["username"] for r in agreement["raters"]]
-    kappa = np.full((len(names), len(names)), np.nan)
-    shared = np.zeros((len(names), len(names)), dtype=int)
-    for pair in agreement["pairs"]:
-        a, b = pair["a"], pair["b"]
-        shared[a, b] = shared[b, a] = pair["shared"]
-        if pair["kappa"] is not None:
-            kappa[a, b] = kappa[b, a] = pair["kappa"]
 
     download = request.GET.get("download")
     if download:
         return _dashboard_csv(campaign, download, raters, timeline, agreement, names)
 
+    pool = PoolProgress(**progress["pool"], leased=leased_items(campaign=campaign))
     context = {
         "campaign": campaign,
-        "progress": pool_progress(campaign=campaign),
+        "progress": pool,
+        "progress_age": age_text(progress_fresh),
+        "basis": (
+            "Labels: each rater's own grades, not aggregated. The campaign aggregates them by "
+            f"{campaign.aggregation} for the qrels and the system scores."
+        ),
         "raters": raters,
         "timeline": timeline,
         "agreement": agreement,
@@ -69,7 +81,6 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "pairs": [
             {**p, "a_name": names[p["a"]], "b_name": names[p["b"]]} for p in agreement["pairs"]
         ],
-        "basis": basis_text(rule=campaign.aggregation, source=None),
     }
     if timeline.buckets:
         context["timeline_svg"] = charts.stacked_time_bars(
@@ -79,14 +90,24 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             unit=timeline.unit,
         )
     if len(names) >= 2 and agreement["pairs"]:
-        notes = np.vectorize(lambda n: f"n={n}")(shared)
-        context["kappa_svg"] = charts.matrix(
-            title="Weighted Cohen's kappa between raters (linear weights)",
-            names=names,
-            values=kappa,
-            notes=notes,
-        )
+        context["kappa_svg"] = _kappa_chart(names, agreement["pairs"])
     return render(request, "metrics/dashboard.html", context)
+
+
+def _kappa_chart(names: list[str], pairs: list[dict]) -> str:
+    kappa = np.full((len(names), len(names)), np.nan)
+    shared = np.zeros((len(names), len(names)), dtype=int)
+    for pair in pairs:
+        a, b = pair["a"], pair["b"]
+        shared[a, b] = shared[b, a] = pair["shared"]
+        if pair["kappa"] is not None:
+            kappa[a, b] = kappa[b, a] = pair["kappa"]
+    return charts.matrix(
+        title="Weighted Cohen's kappa between raters (linear weights)",
+        names=names,
+        values=kappa,
+        notes=np.vectorize(lambda n: f"n={n}")(shared),
+    )
 
 
 def _dashboard_csv(campaign, download, raters, timeline, agreement, names) -> HttpResponse:
@@ -105,13 +126,13 @@ def _dashboard_csv(campaign, download, raters, timeline, agreement, names) -> Ht
             ],
             rows=[
                 (
-                    r.username,
-                    r.grades,
-                    r.cant_judge,
-                    r.skips,
-                    r.median_seconds,
-                    r.last_activity.isoformat() if r.last_activity else None,
-                    r.holding,
+                    r["username"],
+                    r["grades"],
+                    r["cant_judge"],
+                    r["skips"],
+                    r["median_seconds"],
+                    r["last_activity"].isoformat() if r["last_activity"] else None,
+                    r["holding"],
                 )
                 for r in raters
             ],

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotate.models import LabelSource, SourceLabel
+from annotate.models import Document, LabelSource, SourceLabel
 from annotate.ranking import run_order
 from metrics.adapters import UNJUDGED_GRADE, campaign_qrels, campaign_runs, vocabulary
 from metrics.core import evaluate
@@ -25,13 +25,23 @@ from tests.metrics.report_helpers import make_raters, make_world
 
 
 def engine_order(engine_run) -> dict[str, list[str]]:
-    """The order the engine evaluates in: score descending, then document id descending."""
+    """The order the engine evaluates in (score descending, then document id descending), with
+    the engine's document ids (primary keys) turned back into external ids."""
     frame = engine_run.frame.with_columns(pl.col("qid").cast(pl.String))
     frame = frame.sort(["qid", "score", "docid"], descending=[False, True, True])
+    names = dict(Document.objects.values_list("pk", "external_id"))
     out: dict[str, list[str]] = {}
     for qid, docid, _ in frame.iter_rows():
-        out.setdefault(qid, []).append(docid)
+        out.setdefault(qid, []).append(names[int(docid)])
     return out
+
+
+def as_external(qrels) -> dict[str, dict[str, float]]:
+    names = dict(Document.objects.values_list("pk", "external_id"))
+    return {
+        q: {(names[int(d)] if d else d): g for d, g in docs.items()}
+        for q, docs in qrels.qrels.to_dict().items()
+    }
 
 
 def test_qrels_use_external_ids_and_the_chosen_rule(personas):
@@ -43,7 +53,7 @@ def test_qrels_use_external_ids_and_the_chosen_rule(personas):
     grade(pool_item(c, "q1", "d2"), r1, "Fair")
     for rule, expected in (("mean", 2.0), ("majority", 1.0)):
         qrels = campaign_qrels(campaign=c, rule=rule)
-        assert qrels.qrels.to_dict() == {"q1": {"d1": expected, "d2": 2.0}}
+        assert as_external(qrels) == {"q1": {"d1": expected, "d2": 2.0}}
         assert qrels.rule == rule
     assert qrels.relevance_level == 2.0 and qrels.max_grade == 3.0
 
@@ -56,7 +66,7 @@ def test_a_query_nobody_judged_still_counts_as_zero(personas):
     make_run(c, "sys", [("q1", "d1", 1, 1.0), ("q2", "d9", 1, 1.0)])
     qrels = campaign_qrels(campaign=c, rule="mean")
     assert (qrels.n_queries, qrels.unjudged_queries) == (2, 1)
-    assert qrels.qrels.to_dict()["q2"] == {"": UNJUDGED_GRADE}
+    assert as_external(qrels)["q2"] == {"": UNJUDGED_GRADE}
     (run,) = campaign_runs(campaign=c)
     result = evaluate(qrels.qrels, run.run, ["ndcg_cut.10", "judged.10"], complete=True)
     assert result.query_values("ndcg_cut_10") == {"q1": 1.0, "q2": 0.0}
@@ -105,7 +115,7 @@ def test_a_label_source_is_taken_as_imported_and_must_be_the_campaigns(personas)
         source=source, query=query(c, "q1"), document=document(c, "d2"), grade=-1.0
     )
     qrels = campaign_qrels(campaign=c, source=source)
-    assert qrels.qrels.to_dict() == {"q1": {"d1": 4.0, "d2": -1.0}}
+    assert as_external(qrels) == {"q1": {"d1": 4.0, "d2": -1.0}}
     assert qrels.rule == "source" and qrels.max_grade == 4.0  # above the scale's top grade
     foreign = LabelSource.objects.create(campaign=personas.other_campaign, name="x")
     with pytest.raises(ValueError, match="another campaign"):
@@ -130,3 +140,14 @@ def test_reading_runs_takes_the_same_number_of_queries_for_more_runs(personas):
         assert len(runs) == len(world.runs)
     assert counts[0] == counts[1]
     assert counts[0] <= 12
+
+
+def test_many_tied_documents_are_ordered_by_their_ids_in_byte_order(personas):
+    """Over a thousand entries with one score: their external ids are read in chunks (IN lists
+    stay short) and decide the order, descending in byte order."""
+    c = personas.campaign
+    names = [f"doc{i}" for i in range(1200)] + ["Doc", "é"]
+    make_run(c, "flat", [("q1", name, 1, 0.5) for name in names])
+    (run,) = campaign_runs(campaign=c)
+    expected = sorted(names, key=lambda n: n.encode(), reverse=True)
+    assert engine_order(run.run)["q1"] == expected

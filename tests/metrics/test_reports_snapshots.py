@@ -17,7 +17,7 @@ from annotate.services.adjudication import adjudication_set
 from metrics.models import EvaluationSnapshot, SnapshotKind
 from metrics.presenting import age_text
 from metrics.scores import MeasureSettings
-from metrics.services import agreement_snapshot, scores_snapshot
+from metrics.services import agreement_snapshot, progress_snapshot, scores_snapshot
 from tests.metrics.report_helpers import make_world
 
 
@@ -131,6 +131,30 @@ def test_one_snapshot_per_labels_and_settings(world):
         (SnapshotKind.SCORES, "mean", None, MeasureSettings(k=5).key),
         (SnapshotKind.AGREEMENT, "", None, ""),
     }
+
+
+def test_the_progress_snapshot_follows_grades_skips_raters_and_the_pool(world, personas):
+    from annotate.models import Membership, Role, Skip
+
+    assert progress_snapshot(campaign=world.campaign).recomputed
+    replace_a_run(world)
+    assert not progress_snapshot(campaign=world.campaign).recomputed
+    item = world.campaign.pool_items.order_by("pk").first()
+    for change in (
+        lambda: Skip.objects.create(pool_item=item, rater=world.raters[0]),
+        lambda: Membership.objects.create(
+            campaign=world.campaign, user=personas.outsider, role=Role.RATER
+        ),
+        lambda: world.campaign.pool_items.filter(pk=item.pk).update(raters_needed=3),
+        lambda: change_grade(world),
+    ):
+        change()
+        assert progress_snapshot(campaign=world.campaign).recomputed
+        assert not progress_snapshot(campaign=world.campaign).recomputed
+    raters = {
+        r["username"]: r for r in progress_snapshot(campaign=world.campaign).summary["raters"]
+    }
+    assert raters["outsider"]["grades"] == 0 and raters["judge1"]["skips"] == 1
 
 
 def test_the_agreement_snapshot_follows_the_grades_only(world):
