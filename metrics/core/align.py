@@ -95,6 +95,24 @@ def _join(qrels: Qrels, run: Run, to_qrels: np.ndarray) -> tuple[np.ndarray, np.
         low = r_keys[keep] & np.uint64((1 << 40) - 1)
         needles = (codes[keep].astype(np.uint64) << np.uint64(40)) | low
         sorted_rows = r_order[keep]
+    if len(needles) > len(q_keys) and len(needles) and not (needles[1:] == needles[:-1]).any():
+        # Usually the run is the longer side: search the qrels' keys in the run's instead
+        # (fewer binary searches). Exact only while no two run keys are equal, since each
+        # qrels key then has at most one candidate; the id check below rejects the rest.
+        rpos = np.searchsorted(needles, q_keys)
+        np.minimum(rpos, len(needles) - 1, out=rpos)
+        qhit = np.flatnonzero(needles[rpos] == q_keys)
+        rpos = rpos[qhit]
+        # Back in run-key order, as the other direction yields them.
+        back = np.argsort(rpos)
+        run_rows = sorted_rows[rpos[back]]
+        qrels_rows = q_order[qhit[back]]
+        del rpos, qhit, back
+        run_docs = run.frame["docid"].gather(run_rows)
+        same = (run_docs == qrels.frame["docid"].gather(qrels_rows)).to_numpy()
+        if not same.all():
+            run_rows, qrels_rows = run_rows[same], qrels_rows[same]
+        return run_rows, qrels.grades[qrels_rows]
     pos = np.searchsorted(q_keys, needles)
     np.minimum(pos, len(q_keys) - 1, out=pos)
     hit = q_keys[pos] == needles

@@ -255,7 +255,16 @@ class Qrels(_Table):
             # Whole grades (the usual case): one sort of (code, top - grade) packed in an
             # int64; no permutation needed, the pair is unpacked from the sorted keys.
             width = int(top) + 1
-            packed = np.sort(codes * width + (int(top) - grades.astype(np.int64)))
+            packed = codes * width + (int(top) - grades.astype(np.int64))
+            span = (int(codes.max(initial=0)) + 1) * width
+            if span <= 4 * len(packed) + 1024:
+                # Few distinct packed values (queries x grades): a counting sort is linear
+                # and gives exactly np.sort's result, several times faster.
+                packed = np.repeat(
+                    np.arange(span, dtype=np.int64), np.bincount(packed, minlength=span)
+                )
+            else:
+                packed = np.sort(packed)
             return packed // width, (int(top) - packed % width).astype(np.float64)
         order = np.lexsort((-grades, codes))
         return codes[order], grades[order]
