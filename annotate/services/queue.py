@@ -9,6 +9,7 @@ locking right now instead of waiting for them.
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -19,6 +20,10 @@ from django.utils import timezone
 
 from annotate.models import Campaign, Grade, GradeChange, Label, Lease, PoolItem, Role, Skip
 from annotate.selectors_queue import open_items, slots_taken
+
+# How long to wait when every open query is being leased by someone else at this instant.
+CONTENDED_WAIT = 0.05
+CONTENDED_ROUNDS = 4
 
 
 class GradeRefused(Exception):
@@ -87,25 +92,42 @@ def queue_lease_ahead(*, rater: AbstractBaseUser, campaign: Campaign) -> list[Po
 
 
 def _lease_next_query(
-    *, rater: AbstractBaseUser, campaign: Campaign, now: datetime, attempts: int = 5
+    *, rater: AbstractBaseUser, campaign: Campaign, now: datetime
 ) -> list[PoolItem]:
-    tried: set[int] = set()
-    for _ in range(attempts):
-        candidates = open_items(campaign=campaign, rater=rater, now=now).exclude(query_id__in=tried)
-        first = candidates.order_by("query_id").values_list("query_id", flat=True).first()
-        if first is None:
+    """Lease the open items of the first query that has any, walking past queries whose rows
+    another rater is locking right now. Only when every open query was contended does it wait
+    briefly and look again, so "all done" is never said while items are merely busy."""
+    for round_ in range(CONTENDED_ROUNDS):
+        tried: set[int] = set()
+        contended = False
+        while True:
+            first = (
+                open_items(campaign=campaign, rater=rater, now=now)
+                .exclude(query_id__in=tried)
+                .order_by("query_id")
+                .values_list("query_id", flat=True)
+                .first()
+            )
+            if first is None:
+                break
+            tried.add(first)
+            leased, skipped = _lease_query(rater=rater, campaign=campaign, query_id=first, now=now)
+            if leased:
+                return leased
+            contended = contended or skipped
+        if not contended:
             return []
-        tried.add(first)
-        leased = _lease_query(rater=rater, campaign=campaign, query_id=first, now=now)
-        if leased:
-            return leased
+        time.sleep(CONTENDED_WAIT * (round_ + 1))
+        now = timezone.now()
     return []
 
 
 @transaction.atomic
 def _lease_query(
     *, rater: AbstractBaseUser, campaign: Campaign, query_id: int, now: datetime
-) -> list[PoolItem]:
+) -> tuple[list[PoolItem], bool]:
+    """The items leased on the query, and whether some rows were skipped because another
+    rater was locking them."""
     ids = list(
         open_items(campaign=campaign, rater=rater, now=now)
         .filter(query_id=query_id)
@@ -128,7 +150,7 @@ def _lease_query(
         unique_fields=["pool_item", "rater"],
         update_fields=["expires_at"],
     )
-    return free
+    return free, len(locked) < len(ids)
 
 
 def _lock_item(campaign: Campaign, item_id: int) -> PoolItem:
