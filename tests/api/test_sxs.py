@@ -1,0 +1,136 @@
+"""Side-by-side through the API: a blind queue, verdicts under the page's rules, and the GSB
+result with its interval, sign test and decision (STATISTICS.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotate.models import TaskLease, Verdict
+from tests.annotate.sxs_helpers import (
+    BASE_RUN,
+    BASE_SYSTEM,
+    CAND_RUN,
+    CAND_SYSTEM,
+    SCORE_TOP,
+    distinct_lists,
+    make_comparison,
+)
+from tests.api.conftest import api_client_for
+
+
+def _verdict(client, comparison, task: int, chosen: str, **extra):
+    body = {"comparison": comparison.pk, "task": task, "chosen": chosen, **extra}
+    return client.post("/api/v1/verdicts/", body, format="json")
+
+
+def _choose(rater, task_id: int, value: str) -> str:
+    """The side a rater must pick for Good/Same/Bad, from the side recorded with the lease."""
+    if value == "S":
+        return "same"
+    side = TaskLease.objects.get(rater=rater, task_id=task_id).candidate_side
+    candidate = "left" if side == "L" else "right"
+    return candidate if value == "G" else {"left": "right", "right": "left"}[candidate]
+
+
+def test_the_queue_is_blind(personas):
+    comparison = make_comparison(personas.campaign, distinct_lists(2))
+    response = api_client_for(personas, "rater").get(f"/api/v1/comparisons/{comparison.pk}/queue/")
+    assert response.status_code == 200
+    body = response.json()
+    task = body["tasks"][0]
+    assert set(task) == {"id", "query", "description", "left", "right"}
+    assert [len(task["left"]), len(task["right"])] == [3, 3]
+    text = response.content.decode()
+    for secret in (BASE_SYSTEM, CAND_SYSTEM, BASE_RUN, CAND_RUN, str(SCORE_TOP), "candidate"):
+        assert secret not in text
+
+
+def test_seed_002_through_the_api_gives_its_gsb_and_decision(personas):
+    comparison = make_comparison(personas.campaign, distinct_lists(4))
+    rater = api_client_for(personas, "rater")
+    answers = iter("GSBB")
+    given = 0
+    while True:
+        tasks = rater.get(f"/api/v1/comparisons/{comparison.pk}/queue/").json()["tasks"]
+        if not tasks:
+            break
+        task = tasks[0]["id"]
+        response = _verdict(rater, comparison, task, _choose(personas.rater, task, next(answers)))
+        assert response.status_code == 201, response.content
+        given += 1
+    assert given == 4
+    body = api_client_for(personas, "manager").get(f"/api/v1/comparisons/{comparison.pk}/gsb/")
+    assert body.status_code == 200
+    result = body.json()["result"]
+    assert (result["good"], result["same"], result["bad"]) == (1, 1, 2)
+    assert result["gsb"] == pytest.approx(-0.25)
+    assert result["se"] == pytest.approx(0.4146, abs=1e-4)
+    assert result["ci_low"] == pytest.approx(-0.7783, abs=1e-4)
+    assert result["ci_high"] == pytest.approx(0.5047, abs=1e-4)
+    assert result["sign_p"] == pytest.approx(1.0)
+    assert body.json()["decision"] == "do_not_launch"
+    assert body.json()["headline"].startswith("Do not launch")
+    csv = api_client_for(personas, "manager").get(
+        f"/api/v1/comparisons/{comparison.pk}/gsb/", {"format": "csv"}
+    )
+    assert csv["Content-Type"].startswith("text/csv")
+    lines = csv.content.decode().splitlines()
+    assert lines[0].startswith("query,text,tasks,good,same,bad")
+    assert len(lines) == 5
+
+
+def test_a_rater_sees_their_verdicts_as_sides_never_as_good_or_bad(personas):
+    comparison = make_comparison(personas.campaign, distinct_lists(1))
+    client = api_client_for(personas, "rater")
+    task = client.get(f"/api/v1/comparisons/{comparison.pk}/queue/").json()["tasks"][0]["id"]
+    response = _verdict(client, comparison, task, "left", strength=2, reason="fresher")
+    assert response.status_code == 201
+    assert response.json()["verdict"]["chosen"] == "left"
+    assert response.json()["verdict"]["value"] is None
+    assert response.json()["verdict"]["candidate_side"] is None
+    again = _verdict(client, comparison, task, "left", strength=2)
+    assert (again.status_code, again.json()["result"]) == (200, "unchanged")
+    (row,) = client.get("/api/v1/verdicts/").json()["results"]
+    assert (row["chosen"], row["value"], row["strength"]) == ("left", None, 2)
+    (managed,) = api_client_for(personas, "manager").get("/api/v1/verdicts/").json()["results"]
+    assert managed["value"] == Verdict.objects.get().value
+    assert managed["candidate_side"] in ("L", "R")
+
+
+def test_a_task_not_leased_is_refused_and_a_bad_choice_named(personas):
+    # Three queries: the queue holds the first and looks ahead to the second only.
+    comparison = make_comparison(personas.campaign, distinct_lists(3))
+    client = api_client_for(personas, "rater")
+    held = client.get(f"/api/v1/comparisons/{comparison.pk}/queue/").json()["tasks"]
+    other = comparison.tasks.exclude(pk__in=[t["id"] for t in held]).first()
+    assert _verdict(client, comparison, other.pk, "same").status_code == 403
+    bad = _verdict(client, comparison, held[0]["id"], "up")
+    assert bad.status_code == 400
+    assert "chosen" in bad.json()
+
+
+def test_a_manager_sets_up_a_comparison_and_reads_its_tasks(personas, data):
+    client = api_client_for(personas, "manager")
+    response = client.post(
+        "/api/v1/comparisons/",
+        {
+            "campaign": "campaign-a",
+            "name": "bm25 vs bert",
+            "baseline": "bm25",
+            "candidate": "bert",
+            "depth": 2,
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    created = response.json()
+    assert (created["baseline"], created["candidate"], created["depth"]) == ("bm25", "bert", 2)
+    tasks = client.get(f"/api/v1/comparisons/{created['id']}/tasks/").json()["results"]
+    assert created["tasks"] == len(tasks) > 0
+    twice = client.post(
+        "/api/v1/comparisons/",
+        {"campaign": "campaign-a", "name": "bm25 vs bert", "baseline": "bm25", "candidate": "nope"},
+        format="json",
+    )
+    assert twice.status_code == 400
+    assert twice.json()["detail"] == "No run named 'nope' in this campaign."
