@@ -196,7 +196,7 @@ def test_the_command_imports_a_log_and_reports_a_bad_row(campaign, tmp_path, cap
     path = write(tmp_path, "l.csv", CSV)
     call_command("import_logs", str(path), campaign="logs", name="week", progress=True)
     captured = capsys.readouterr()
-    assert "3 (query, document, position) totals created" in captured.out
+    assert "3 (query, document, position) totals in log 'week' created" in captured.out
     assert "100.0%" in captured.err
     bad = write(tmp_path, "bad.csv", "qid,docno,position,impressions,clicks\nq1,d1,1,1,2\n")
     with pytest.raises(CommandError, match=r"bad\.csv:2: 2 clicks but only 1 impressions"):

@@ -212,7 +212,9 @@ def import_log(
     URL), ``id`` or ``url``. A log name already used is an error unless ``replace``."""
     path = display_name(file, filename)
     fields = Fields(path)
-    summary = ImportSummary(kind="log", path=path, noun="(query, document, position) totals")
+    summary = ImportSummary(
+        kind="log", path=path, noun=f"(query, document, position) totals in log {name!r}"
+    )
     try:
         matcher = DocumentMatcher(campaign, mode=match, doc_map={})
     except ValueError as exc:
@@ -277,7 +279,6 @@ def import_log(
         log.has_conversions, log.has_dwell = seen["conversions"], seen["dwell"]
         log.save()
         summary.created = _write(log, by_pair, by_position)
-    summary.source = f"log {name!r}"
     _warn(summary, log)
     return summary
 
