@@ -26,6 +26,7 @@ once, the aggregation's own, and the external ids of tied documents.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -148,6 +149,14 @@ def campaign_qrels(
 
 def campaign_runs(*, campaign: Campaign, vocab: Vocabulary | None = None) -> list[CampaignRun]:
     """Every run of the campaign (by system name, then run name), entries read in one query."""
+    return list(iter_campaign_runs(campaign=campaign, vocab=vocab))
+
+
+def iter_campaign_runs(
+    *, campaign: Campaign, vocab: Vocabulary | None = None
+) -> Iterator[CampaignRun]:
+    """The runs one at a time, so a caller that evaluates each and lets it go holds one run's
+    engine arrays at a time (a million entries each, at the benchmark's size)."""
     vocab = vocab or vocabulary(campaign=campaign)
     runs = list(
         Run.objects.filter(campaign=campaign)
@@ -166,24 +175,26 @@ def campaign_runs(*, campaign: Campaign, vocab: Vocabulary | None = None) -> lis
     ).sort("run_id")
     # Each run is a contiguous slice after one sort.
     run_col = entries["run_id"].to_numpy()
-    parts = []
-    for pk, _, _ in runs:
+
+    def run_entries(pk: int) -> _Entries:
         lo, hi = np.searchsorted(run_col, [pk, pk + 1])
         part = entries.slice(int(lo), int(hi - lo))
-        parts.append(
-            _Entries(
-                query=part["query_id"].to_numpy(),
-                document=part["document_id"].to_numpy(),
-                score=part["score"].fill_null(np.nan).to_numpy().astype(np.float64),
-                rank=part["rank"].to_numpy(),
-            )
+        return _Entries(
+            query=part["query_id"].to_numpy(),
+            document=part["document_id"].to_numpy(),
+            score=part["score"].fill_null(np.nan).to_numpy().astype(np.float64),
+            rank=part["rank"].to_numpy(),
         )
-    tied = {int(d) for p in parts for d in p.document[p.tied()]}
+
+    # Two passes: the tied documents of every run first, so their external ids are read in
+    # one go (the number of queries does not grow with the number of runs), then each run.
+    tied = set()
+    for pk, _, _ in runs:
+        one = run_entries(pk)
+        tied.update(np.unique(one.document[one.tied()]).tolist())
     keys = _byte_order_keys(sorted(tied))
-    return [
-        _engine_run(pk, name, system, entries, keys, vocab)
-        for (pk, name, system), entries in zip(runs, parts, strict=True)
-    ]
+    for pk, name, system in runs:
+        yield _engine_run(pk, name, system, run_entries(pk), keys, vocab)
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,10 @@ The primary measure (NDCG@k unless another is chosen) gets the full treatment of
 metrics.core.stats.compare_runs: paired t-test with its interval, the randomization test (exact
 up to 20 queries, else 10,000 sign flips) and the BCa bootstrap of the mean difference (10,000
 resamples), both from a stored seed, plus the queries won and lost most. The other quality
-measures of the table are a planned family of a few comparisons: their paired-t and
-randomization p-values are shown raw and Holm-adjusted (judged@k is a coverage figure, not a
-quality measure, and stays out of the family).
+measures of the table are a planned family of a few comparisons: their paired-t p-values are
+shown raw and Holm-adjusted (judged@k is a coverage figure, not a quality measure, and stays
+out of the family). The resampling tests run for the primary measure only: at 10,000 queries
+each costs about a second, and the t-test agrees with them at that size.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from metrics.core.stats import RunComparison, compare_runs, holm, paired_t_test, randomization_test
+from metrics.core.stats import RunComparison, compare_runs, holm, paired_t_test
 
 COMPARE_SEED = 20261001
 TOP = 10
@@ -29,8 +30,6 @@ class FamilyRow:
     diff: float
     p_t: float
     p_t_holm: float
-    p_rand: float
-    p_rand_holm: float
     primary: bool
 
 
@@ -107,15 +106,11 @@ def comparison_report(
     for key in family_keys:
         fa, fb = np.asarray(va[key]), np.asarray(vb[key])
         _, p_t, _, _ = paired_t_test(fa, fb)
-        p_r, _ = randomization_test(fa, fb, seed=COMPARE_SEED)
-        tests.append((key, float(np.mean(fb - fa)), p_t, p_r))
-    adj_t = holm(np.array([t[2] for t in tests]))
-    adj_r = holm(np.array([t[3] for t in tests]))
+        tests.append((key, float(np.mean(fb - fa)), p_t))
+    adjusted = holm(np.array([t[2] for t in tests]))
     family = [
-        FamilyRow(
-            key, labels[key], diff, p_t, float(adj_t[i]), p_r, float(adj_r[i]), key == measure
-        )
-        for i, (key, diff, p_t, p_r) in enumerate(tests)
+        FamilyRow(key, labels[key], diff, p_t, float(adjusted[i]), key == measure)
+        for i, (key, diff, p_t) in enumerate(tests)
     ]
 
     d = y - x

@@ -89,17 +89,17 @@ def scores_fingerprint(*, campaign: Campaign, source: LabelSource | None) -> dic
     return out
 
 
-def agreement_fingerprint(*, campaign: Campaign) -> dict:
-    return grades_fingerprint(campaign=campaign)
+def agreement_fingerprint(*, campaign: Campaign, grades: dict | None = None) -> dict:
+    return grades or grades_fingerprint(campaign=campaign)
 
 
-def progress_fingerprint(*, campaign: Campaign) -> dict:
+def progress_fingerprint(*, campaign: Campaign, grades: dict | None = None) -> dict:
     """The judging progress: grades, skips, who rates, and the pool with what it needs."""
     pool = PoolItem.objects.filter(campaign=campaign).aggregate(
         n=Count("pk"), m=Max("pk"), needed=Sum("raters_needed"), set=Count("raters_needed")
     )
     return {
-        **grades_fingerprint(campaign=campaign),
+        **(grades or grades_fingerprint(campaign=campaign)),
         "skips": _count_max(Skip.objects.filter(pool_item__campaign=campaign), "created_at"),
         "raters": [
             list(row)

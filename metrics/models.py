@@ -38,6 +38,7 @@ class EvaluationSnapshot(models.Model):
     fingerprint = models.JSONField(help_text="What the inputs looked like when computed.")
     summary = models.JSONField(help_text="What the pages show: means, intervals, curves.")
     per_query = models.JSONField(default=dict, help_text="Per-query values, for comparisons.")
+    charts = models.JSONField(default=dict, help_text="SVG charts drawn from the summary.")
 
     class Meta:
         constraints = [

@@ -13,6 +13,7 @@ comparison of two systems adds the paired tests and a BCa bootstrap of the diffe
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,7 +115,7 @@ def t_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[floa
 
 
 def evaluate_campaign(
-    *, qrels: CampaignQrels, runs: list[CampaignRun], settings: MeasureSettings
+    *, qrels: CampaignQrels, runs: Iterable[CampaignRun], settings: MeasureSettings
 ) -> tuple[dict, dict]:
     """(summary, per_query) of every run, JSON-ready. ``per_query`` holds the table's measures
     per query, aligned with its ``qids`` (the campaign's query external ids, byte order)."""

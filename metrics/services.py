@@ -10,6 +10,7 @@ page can say what happened. ``snapshots_recompute`` does the same for the manage
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,10 +19,16 @@ from django.utils import timezone
 
 from annotate.models import Campaign, LabelSource
 from annotate.services.aggregation import SOURCE_RULE
-from metrics.adapters import campaign_qrels, campaign_runs, vocabulary
+from metrics.adapters import campaign_qrels, iter_campaign_runs, vocabulary
 from metrics.agreement import agreement_compute
-from metrics.fingerprint import agreement_fingerprint, progress_fingerprint, scores_fingerprint
+from metrics.fingerprint import (
+    agreement_fingerprint,
+    grades_fingerprint,
+    progress_fingerprint,
+    scores_fingerprint,
+)
 from metrics.models import EvaluationSnapshot, SnapshotKind
+from metrics.report_charts import dashboard_charts, scores_charts
 from metrics.scores import MeasureSettings, evaluate_campaign
 from metrics.selectors import progress_compute
 
@@ -73,9 +80,10 @@ def _fresh(
     *,
     lookup: dict,
     fingerprint: dict,
-    compute,
+    compute: Callable[[], tuple[dict, dict]],
     force: bool,
     light: bool,
+    draw: Callable[[dict], dict[str, str]] | None = None,
 ) -> Fresh:
     stored = EvaluationSnapshot.objects.filter(**lookup)
     if light:
@@ -89,6 +97,7 @@ def _fresh(
     values = {
         "summary": summary,
         "per_query": per_query,
+        "charts": draw(summary) if draw else {},
         "fingerprint": fingerprint,
         "computed_at": timezone.now(),
         "seconds": time.perf_counter() - started,
@@ -124,7 +133,7 @@ def scores_snapshot(
             vocab=vocab,
         )
         return evaluate_campaign(
-            qrels=qrels, runs=campaign_runs(campaign=campaign, vocab=vocab), settings=settings
+            qrels=qrels, runs=iter_campaign_runs(campaign=campaign, vocab=vocab), settings=settings
         )
 
     return _fresh(
@@ -137,34 +146,52 @@ def scores_snapshot(
         ),
         fingerprint=scores_fingerprint(campaign=campaign, source=source),
         compute=compute,
+        draw=scores_charts,
         force=force,
         light=light,
     )
 
 
-def agreement_snapshot(*, campaign: Campaign, force: bool = False) -> Fresh:
-    """The rater agreement figures of `campaign`; computed now if missing or stale."""
+def agreement_snapshot(
+    *, campaign: Campaign, force: bool = False, grades: dict | None = None
+) -> Fresh:
+    """The rater agreement figures of `campaign`; computed now if missing or stale. `grades`:
+    the grades' fingerprint, when the caller has it already (it is the costly part)."""
     return _fresh(
         lookup=_lookup(
             campaign=campaign, kind=SnapshotKind.AGREEMENT, source=None, rule="", key=""
         ),
-        fingerprint=agreement_fingerprint(campaign=campaign),
+        fingerprint=agreement_fingerprint(campaign=campaign, grades=grades),
         compute=lambda: (agreement_compute(campaign=campaign), {}),
         force=force,
         light=False,
     )
 
 
-def progress_snapshot(*, campaign: Campaign, force: bool = False) -> Fresh:
-    """The judging progress of `campaign` (pool, per rater, over time); computed now if missing
-    or stale. Leases are not in it: read them live."""
+def progress_snapshot(
+    *, campaign: Campaign, agreement: dict, force: bool = False, grades: dict | None = None
+) -> Fresh:
+    """The judging progress of `campaign` (pool, per rater, over time) with the dashboard's
+    charts, drawn from it and from the (fresh) `agreement` summary; computed now if missing or
+    stale. Leases are not in it: read them live."""
     return _fresh(
         lookup=_lookup(campaign=campaign, kind=SnapshotKind.PROGRESS, source=None, rule="", key=""),
-        fingerprint=progress_fingerprint(campaign=campaign),
+        fingerprint=progress_fingerprint(campaign=campaign, grades=grades),
         compute=lambda: (progress_compute(campaign=campaign), {}),
+        draw=lambda progress: dashboard_charts(progress=progress, agreement=agreement),
         force=force,
         light=False,
     )
+
+
+def dashboard_snapshots(*, campaign: Campaign, force: bool = False) -> tuple[Fresh, Fresh]:
+    """(progress, agreement) for the dashboard, the grades' fingerprint read once for both."""
+    grades = grades_fingerprint(campaign=campaign)
+    agreement = agreement_snapshot(campaign=campaign, force=force, grades=grades)
+    progress = progress_snapshot(
+        campaign=campaign, agreement=agreement.summary, force=force, grades=grades
+    )
+    return progress, agreement
 
 
 def snapshots_recompute(*, campaign: Campaign, force: bool = False) -> list[tuple[str, Fresh]]:
@@ -172,8 +199,8 @@ def snapshots_recompute(*, campaign: Campaign, force: bool = False) -> list[tupl
     a manager sees first: agreement, and the scores under the campaign's rule at the default
     settings. Returns (what, result) pairs for the command to report."""
     done: list[tuple[str, Fresh]] = []
-    done.append(("progress", progress_snapshot(campaign=campaign, force=force)))
-    done.append(("agreement", agreement_snapshot(campaign=campaign, force=force)))
+    progress, agreement = dashboard_snapshots(campaign=campaign, force=force)
+    done += [("progress", progress), ("agreement", agreement)]
     wanted = {(None, campaign.aggregation, MeasureSettings().key)}
     for source_id, rule, key in EvaluationSnapshot.objects.filter(
         campaign=campaign, kind=SnapshotKind.SCORES

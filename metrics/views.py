@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import numpy as np
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, QueryDict
@@ -24,12 +23,11 @@ from annotate.services.adjudication import (
     adjudication_clear,
     adjudication_set,
 )
-from metrics import charts
 from metrics.disagreements import PAGE, disagreements
 from metrics.forms import AdjudicationForm, BasisForm
 from metrics.presenting import age_text, basis_text, csv_response
 from metrics.selectors import PoolProgress, holding_by_rater, leased_items, timeline_from
-from metrics.services import agreement_snapshot, progress_snapshot
+from metrics.services import dashboard_snapshots
 
 
 @login_required
@@ -43,7 +41,7 @@ def index(request: HttpRequest) -> HttpResponse:
 @require_GET
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_managed_by(request.user, slug)
-    progress_fresh = progress_snapshot(campaign=campaign)
+    progress_fresh, fresh = dashboard_snapshots(campaign=campaign)
     progress = progress_fresh.summary
     holding = holding_by_rater(campaign=campaign)
     raters = [
@@ -57,7 +55,6 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         for r in progress["raters"]
     ]
     timeline = timeline_from(progress["timeline"])
-    fresh = agreement_snapshot(campaign=campaign)
     agreement = fresh.summary
     names = [r["username"] for r in agreement["raters"]]
 
@@ -82,32 +79,10 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             {**p, "a_name": names[p["a"]], "b_name": names[p["b"]]} for p in agreement["pairs"]
         ],
     }
-    if timeline.buckets:
-        context["timeline_svg"] = charts.stacked_time_bars(
-            title=f"Grades per {timeline.unit}, by rater",
-            buckets=timeline.buckets,
-            series=timeline.series,
-            unit=timeline.unit,
-        )
-    if len(names) >= 2 and agreement["pairs"]:
-        context["kappa_svg"] = _kappa_chart(names, agreement["pairs"])
+    drawn = progress_fresh.snapshot.charts
+    context["timeline_svg"] = drawn.get("timeline")
+    context["kappa_svg"] = drawn.get("kappa")
     return render(request, "metrics/dashboard.html", context)
-
-
-def _kappa_chart(names: list[str], pairs: list[dict]) -> str:
-    kappa = np.full((len(names), len(names)), np.nan)
-    shared = np.zeros((len(names), len(names)), dtype=int)
-    for pair in pairs:
-        a, b = pair["a"], pair["b"]
-        shared[a, b] = shared[b, a] = pair["shared"]
-        if pair["kappa"] is not None:
-            kappa[a, b] = kappa[b, a] = pair["kappa"]
-    return charts.matrix(
-        title="Weighted Cohen's kappa between raters (linear weights)",
-        names=names,
-        values=kappa,
-        notes=np.vectorize(lambda n: f"n={n}")(shared),
-    )
 
 
 def _dashboard_csv(campaign, download, raters, timeline, agreement, names) -> HttpResponse:

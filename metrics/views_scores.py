@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -22,17 +23,12 @@ from metrics.comparison import COMPARE_SEED, comparison_report
 from metrics.drilldown import query_drilldown
 from metrics.forms import ScoresForm
 from metrics.presenting import age_text, basis_text, csv_response
+from metrics.report_charts import display_name
 from metrics.scores import JUDGED_WARNING
 from metrics.services import Fresh, scores_snapshot
 
 QUERIES_PAGE = 100
-
-
-def display_name(system: dict) -> str:
-    """The system's name, with the run's when a system has several runs or they differ."""
-    if system["run"] == system["system"]:
-        return system["system"]
-    return f"{system['system']} ({system['run']})"
+COMPARE_CACHE_SECONDS = 3600
 
 
 def _settings_query(request: HttpRequest) -> str:
@@ -125,32 +121,8 @@ def systems(request: HttpRequest, slug: str) -> HttpResponse:
         )
     if download:
         return _invalid_download(campaign, form, "systems, curves")
-    if summary["systems"]:
-        values = {
-            k: np.array(
-                [
-                    [
-                        s["values"][key][k] if s["values"][key][k] is not None else np.nan
-                        for key in keys
-                    ]
-                    for s in summary["systems"]
-                ]
-            )
-            for k in ("mean", "low", "high")
-        }
-        context["bars_svg"] = charts.bars_with_intervals(
-            title=f"Systems: means with {summary['confidence']:.0%} intervals",
-            groups=[m["label"] for m in measures],
-            series=names,
-            means=values["mean"],
-            lows=values["low"],
-            highs=values["high"],
-        )
-        context["curves_svg"] = charts.curves(
-            title=f"NDCG@1 … NDCG@{form.settings.k} per system",
-            ks=list(range(1, form.settings.k + 1)),
-            series={name: s["curve"] for name, s in zip(names, summary["systems"], strict=True)},
-        )
+    drawn = fresh.snapshot.charts
+    context["bars_svg"], context["curves_svg"] = drawn.get("bars"), drawn.get("curves")
     context["rows"] = [
         {"name": name, "system": s, "cells": [s["values"][key] for key in keys]}
         for name, s in zip(names, summary["systems"], strict=True)
@@ -176,13 +148,7 @@ def compare(request: HttpRequest, slug: str) -> HttpResponse:
     if fresh is None:
         return _invalid(request, campaign, form, "metrics/compare.html")
     context = _context(request, campaign, form, fresh)
-    report, error = comparison_report(
-        summary=context["summary"],
-        per_query=fresh.snapshot.per_query,
-        a=request.GET.get("a"),
-        b=request.GET.get("b"),
-        measure=request.GET.get("measure"),
-    )
+    report, error = _comparison(request, fresh, context["summary"])
     if error:
         context["error"] = error
         return render(request, "metrics/compare.html", context, status=400)
@@ -214,6 +180,23 @@ def compare(request: HttpRequest, slug: str) -> HttpResponse:
         mean=report.result.diff,
     )
     return render(request, "metrics/compare.html", context)
+
+
+def _comparison(request: HttpRequest, fresh: Fresh, summary: dict):
+    """comparison_report, remembered per snapshot version: its bootstrap and randomization
+    test take seconds at 10,000 queries, and a manager flips between the same few pairs."""
+    snap = fresh.snapshot
+    a, b, measure = (request.GET.get(k) for k in ("a", "b", "measure"))
+    key = "metrics:compare:" + ":".join(
+        str(x) for x in (snap.pk, snap.computed_at.timestamp(), a, b, measure)
+    )
+    cached = cache.get(key)
+    if cached is None:
+        cached = comparison_report(
+            summary=summary, per_query=snap.per_query, a=a, b=b, measure=measure
+        )
+        cache.set(key, cached, COMPARE_CACHE_SECONDS)
+    return cached
 
 
 @login_required

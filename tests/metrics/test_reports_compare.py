@@ -69,6 +69,7 @@ def test_the_family_is_holm_adjusted_and_leaves_judged_out():
     ]
     assert [f.p_t for f in report.family] == pytest.approx(raw)
     assert [f.p_t_holm for f in report.family] == pytest.approx(holm(np.array(raw)).tolist())
+    assert max(f.p_t_holm for f in report.family) >= max(raw)
     assert report.measure_label == "MAP"
 
 

@@ -17,7 +17,7 @@ from annotate.services.adjudication import adjudication_set
 from metrics.models import EvaluationSnapshot, SnapshotKind
 from metrics.presenting import age_text
 from metrics.scores import MeasureSettings
-from metrics.services import agreement_snapshot, progress_snapshot, scores_snapshot
+from metrics.services import agreement_snapshot, dashboard_snapshots, scores_snapshot
 from tests.metrics.report_helpers import make_world
 
 
@@ -121,6 +121,7 @@ def test_one_snapshot_per_labels_and_settings(world):
     scores(world, rule="majority")
     scores_snapshot(campaign=world.campaign, settings=MeasureSettings(k=5))
     agreement_snapshot(campaign=world.campaign)
+    assert set(scores(world).snapshot.charts) == {"bars", "curves"}
     keys = set(
         EvaluationSnapshot.objects.values_list("kind", "rule", "label_source", "settings_key")
     )
@@ -136,9 +137,14 @@ def test_one_snapshot_per_labels_and_settings(world):
 def test_the_progress_snapshot_follows_grades_skips_raters_and_the_pool(world, personas):
     from annotate.models import Membership, Role, Skip
 
-    assert progress_snapshot(campaign=world.campaign).recomputed
+    def progress():
+        return dashboard_snapshots(campaign=world.campaign)[0]
+
+    first = progress()
+    assert first.recomputed
+    assert set(first.snapshot.charts) == {"timeline", "kappa"}  # drawn once, stored
     replace_a_run(world)
-    assert not progress_snapshot(campaign=world.campaign).recomputed
+    assert not progress().recomputed
     item = world.campaign.pool_items.order_by("pk").first()
     for change in (
         lambda: Skip.objects.create(pool_item=item, rater=world.raters[0]),
@@ -149,11 +155,9 @@ def test_the_progress_snapshot_follows_grades_skips_raters_and_the_pool(world, p
         lambda: change_grade(world),
     ):
         change()
-        assert progress_snapshot(campaign=world.campaign).recomputed
-        assert not progress_snapshot(campaign=world.campaign).recomputed
-    raters = {
-        r["username"]: r for r in progress_snapshot(campaign=world.campaign).summary["raters"]
-    }
+        assert progress().recomputed
+        assert not progress().recomputed
+    raters = {r["username"]: r for r in progress().summary["raters"]}
     assert raters["outsider"]["grades"] == 0 and raters["judge1"]["skips"] == 1
 
 
