@@ -21,6 +21,7 @@ from annotate.api.formats import streamed_csv, wants_csv
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed, managed_campaign
 from annotate.api.serializers import (
+    ID_REGEX,
     CampaignCreateSerializer,
     CampaignSerializer,
     DocumentSerializer,
@@ -104,6 +105,7 @@ class ManagedViewSet(viewsets.ReadOnlyModelViewSet):
     """The rows of the campaigns the caller manages (404 for one of another campaign)."""
 
     campaign_path = "campaign"
+    lookup_value_regex = ID_REGEX
 
     def scoped(self, queryset: QuerySet) -> QuerySet:
         return queryset.filter(**{f"{self.campaign_path}__in": managed(self.request.user)})

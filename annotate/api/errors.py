@@ -12,8 +12,15 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
 from rest_framework import status
+from rest_framework.exceptions import (
+    AuthenticationFailed,
+    NotAuthenticated,
+    Throttled,
+    ValidationError,
+)
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
+from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import exception_handler
 
 from annotate.services.imports import ImportFailed
@@ -69,7 +76,41 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     if body is not None:
         _as_json(context)
         return Response(body, status=code)
+    if isinstance(exc, NotAuthenticated | AuthenticationFailed):
+        exc = _throttled_or(exc, context)
     response = exception_handler(exc, context)
     if response is not None:
         _as_json(context)
+        if isinstance(exc, ValidationError) and not _has_detail(response.data):
+            # Field errors: one sentence for people, the fields for programs; the same shape
+            # as every other refusal ({"detail": ..., "errors": {field: [messages]}}).
+            errors = (
+                response.data if isinstance(response.data, dict) else {"__all__": response.data}
+            )
+            response.data = {"detail": _sentence(errors), "errors": errors}
     return response
+
+
+def _throttled_or(exc: Exception, context: dict) -> Exception:
+    """DRF checks permissions before throttles, so a caller without valid credentials would
+    never be throttled: count their refusals against the anonymous rate here instead."""
+    request, view = context.get("request"), context.get("view")
+    if request is None or view is None:
+        return exc
+    throttle = AnonRateThrottle()
+    if throttle.allow_request(request, view):
+        return exc
+    return Throttled(wait=throttle.wait())
+
+
+def _has_detail(data) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("detail"), str)
+
+
+def _sentence(errors: dict) -> str:
+    parts = []
+    for field, messages in errors.items():
+        items = messages if isinstance(messages, list) else [messages]
+        text = " ".join(str(m) if not isinstance(m, dict | list) else "invalid" for m in items)
+        parts.append(text if field in ("__all__", "non_field_errors") else f"{field}: {text}")
+    return " ".join(parts)

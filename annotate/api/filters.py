@@ -4,6 +4,7 @@ external id, people by username, labels by name, times as ranges."""
 from __future__ import annotations
 
 import django_filters as filters
+from django import forms
 
 from annotate.models import (
     Comparison,
@@ -17,6 +18,15 @@ from annotate.models import (
     System,
     Verdict,
 )
+
+
+class IdFilter(filters.NumberFilter):
+    """A primary key: a whole number in the database's range (a bigger one is a 400)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, min_value=1, max_value=2**63 - 1, **kwargs)
 
 
 class CampaignFilter(filters.FilterSet):
@@ -80,7 +90,7 @@ class GradeFilter(filters.FilterSet):
     rater = filters.CharFilter(field_name="rater__username", help_text="Rater's username.")
     query = filters.CharFilter(field_name="pool_item__query__external_id")
     document = filters.CharFilter(field_name="pool_item__document__external_id")
-    item = filters.NumberFilter(field_name="pool_item_id")
+    item = IdFilter(field_name="pool_item_id")
     label = filters.CharFilter(field_name="label__name", help_text="Label name, e.g. Good.")
     cant_judge = filters.BooleanFilter()
     changed_after = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="gte")
@@ -110,9 +120,9 @@ class TaskFilter(filters.FilterSet):
 
 class VerdictFilter(filters.FilterSet):
     campaign = filters.CharFilter(field_name="task__comparison__campaign__slug")
-    comparison = filters.NumberFilter(field_name="task__comparison_id")
+    comparison = IdFilter(field_name="task__comparison_id")
     rater = filters.CharFilter(field_name="rater__username")
-    task = filters.NumberFilter(field_name="task_id")
+    task = IdFilter(field_name="task_id")
     changed_after = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="gte")
     changed_before = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="lt")
 

@@ -21,7 +21,7 @@ from annotate.api import filters
 from annotate.api.formats import streamed_csv, wants_csv
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed_ids, rated, rated_campaign
-from annotate.api.serializers import ErrorSerializer
+from annotate.api.serializers import ID_REGEX, ErrorSerializer, IdField
 from annotate.models import Campaign, Grade, Label
 from annotate.selectors_judge import label_keys
 from annotate.services.judging import judge_state
@@ -96,11 +96,11 @@ class GradeSerializer(serializers.Serializer):
 
 class GradeInputSerializer(serializers.Serializer):
     campaign = serializers.SlugField()
-    item = serializers.IntegerField(min_value=1, help_text="Pool item id, from the queue.")
+    item = IdField(help_text="Pool item id, from the queue.")
     label = serializers.CharField(
         required=False, help_text="Label name (e.g. Good); or give label_id, or cant_judge."
     )
-    label_id = serializers.IntegerField(required=False, min_value=1)
+    label_id = IdField(required=False)
     cant_judge = serializers.BooleanField(default=False)
     comment = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     seconds = serializers.FloatField(required=False, min_value=0, max_value=86400)
@@ -136,6 +136,7 @@ class GradeViewSet(viewsets.ReadOnlyModelViewSet):
 
     serializer_class = GradeSerializer
     filterset_class = filters.GradeFilter
+    lookup_value_regex = ID_REGEX
     pagination_class = IdCursorPagination
 
     def get_queryset(self) -> QuerySet[Grade]:
@@ -236,7 +237,7 @@ class QueueView(APIView):
 
 
 class SkipInputSerializer(serializers.Serializer):
-    item = serializers.IntegerField(min_value=1)
+    item = IdField()
 
 
 class SkipView(APIView):

@@ -7,6 +7,15 @@ from rest_framework import serializers
 
 from annotate.models import Campaign, Document, Label, PoolItem, Query, Run, RunEntry, System
 
+# Largest primary key: bigger numbers are refused as input (400), never sent to the database.
+MAX_ID = 2**63 - 1
+ID_REGEX = "[0-9]{1,18}"  # ids in paths: longer ones are a 404
+
+
+class IdField(serializers.IntegerField):
+    def __init__(self, **kwargs) -> None:
+        super().__init__(min_value=1, max_value=MAX_ID, **kwargs)
+
 
 class LabelSerializer(serializers.ModelSerializer):
     class Meta:
@@ -183,4 +192,9 @@ class RunUploadSerializer(serializers.Serializer):
 
 
 class ErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
+    detail = serializers.CharField(help_text="What is wrong, in one sentence.")
+    errors = serializers.DictField(
+        required=False,
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Per field, for input that failed its checks.",
+    )

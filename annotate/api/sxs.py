@@ -23,7 +23,7 @@ from annotate.api.formats import streamed_csv, wants_csv
 from annotate.api.judging import REFUSALS, _valid
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed, managed_campaign, managed_ids, rated
-from annotate.api.serializers import ErrorSerializer
+from annotate.api.serializers import ID_REGEX, ErrorSerializer, IdField
 from annotate.models import Comparison, Run, SxsTask, Verdict
 from annotate.selectors_sxs import chosen_side, rater_label
 from annotate.selectors_sxs_report import comparison_report, decision_text
@@ -97,6 +97,7 @@ class ComparisonViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     serializer_class = ComparisonSerializer
     filterset_class = filters.ComparisonFilter
+    lookup_value_regex = ID_REGEX
 
     def get_queryset(self) -> QuerySet[Comparison]:
         user = self.request.user
@@ -158,6 +159,7 @@ class TaskViewSet(viewsets.ReadOnlyModelViewSet):
 
     serializer_class = TaskSerializer
     filterset_class = filters.TaskFilter
+    lookup_value_regex = ID_REGEX
     pagination_class = IdCursorPagination
 
     def get_queryset(self) -> QuerySet[SxsTask]:
@@ -246,8 +248,8 @@ class VerdictSerializer(serializers.Serializer):
 
 
 class VerdictInputSerializer(serializers.Serializer):
-    comparison = serializers.IntegerField(min_value=1)
-    task = serializers.IntegerField(min_value=1, help_text="Task id, from the queue.")
+    comparison = IdField()
+    task = IdField(help_text="Task id, from the queue.")
     chosen = serializers.ChoiceField(choices=["left", "same", "right"])
     strength = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=3)
     reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
@@ -265,6 +267,7 @@ class VerdictViewSet(viewsets.ReadOnlyModelViewSet):
 
     serializer_class = VerdictSerializer
     filterset_class = filters.VerdictFilter
+    lookup_value_regex = ID_REGEX
     pagination_class = IdCursorPagination
 
     def get_queryset(self) -> QuerySet[Verdict]:

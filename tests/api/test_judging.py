@@ -113,7 +113,8 @@ def test_it_rejects_malformed_input_with_the_field_named(personas):
         "/api/v1/grades/", {"campaign": "campaign-a", "item": "x"}, format="json"
     )
     assert response.status_code == 400
-    assert "item" in response.json()
+    assert "item" in response.json()["errors"]
+    assert response.json()["detail"].startswith("item: ")
     response = client.post("/api/v1/grades/", "not json", content_type="application/json")
     assert response.status_code == 400
     assert response.json()["detail"].startswith("JSON parse error")

@@ -106,7 +106,7 @@ def test_a_task_not_leased_is_refused_and_a_bad_choice_named(personas):
     assert _verdict(client, comparison, other.pk, "same").status_code == 403
     bad = _verdict(client, comparison, held[0]["id"], "up")
     assert bad.status_code == 400
-    assert "chosen" in bad.json()
+    assert "chosen" in bad.json()["errors"]
 
 
 def test_a_manager_sets_up_a_comparison_and_reads_its_tasks(personas, data):
