@@ -326,6 +326,21 @@ def main(argv: list[str] | None = None) -> int:
             f"{p['bytes'] / 1024:.0f} KiB",
             flush=True,
         )
+    # The next views after one grade changes: each page recomputes its stale snapshot.
+    grade = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False).first()
+    grade.label = campaign.labels.exclude(pk=grade.label_id).first()
+    grade.save()
+    results["after_a_change"] = {}
+    for name in ("dashboard", "systems"):
+        t = time.perf_counter()
+        assert client.get(pages[name]).status_code == 200
+        results["after_a_change"][name] = time.perf_counter() - t
+    print(
+        "  after one grade changes: dashboard "
+        f"{results['after_a_change']['dashboard']:.1f} s, systems "
+        f"{results['after_a_change']['systems']:.1f} s (each recomputes its snapshot)",
+        flush=True,
+    )
     results["load_average"] = os.getloadavg()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
