@@ -9,6 +9,8 @@ import os
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from knox.models import AuthToken
 from schemathesis.checks import not_a_server_error
@@ -26,6 +28,18 @@ HYPOTHESIS = settings(
 # The schema is served anonymously and built without the database, so it loads at collection.
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", application)
 rater_schema = schema.include(path_regex=r"/(queue|grades|verdicts|comparisons|campaigns|me)/")
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """What Django's test client does around each request: the WSGI handler would otherwise
+    close the database connection at the end of every request, and with it the test's
+    transaction (PostgreSQL; SQLite's in-memory test database ignores the close)."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 def _token(user) -> str:
