@@ -51,6 +51,21 @@ class ComparisonReport:
     def listed_queries(self) -> list[str]:
         return [c.query for c in (*self.result.gained, *self.result.lost)]
 
+    def test_rows(self) -> list[tuple]:
+        """The tests as CSV rows: (what, measure, B − A, statistic, p, p Holm, low, high)."""
+        r = self.result
+        label = self.measure_label
+        rows = [
+            ("paired t-test", label, r.diff, r.t, r.p_t, None, r.ci_t_low, r.ci_t_high),
+            ("randomization test", label, r.diff, None, r.p_randomization, None, None, None),
+            ("BCa bootstrap", label, r.diff, None, None, None, r.ci_boot_low, r.ci_boot_high),
+        ]
+        rows += [
+            ("paired t-test, family", f.label, f.diff, None, f.p_t, f.p_t_holm, None, None)
+            for f in self.family
+        ]
+        return rows
+
     @property
     def bins(self) -> list[tuple[float, float, int]]:
         return [

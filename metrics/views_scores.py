@@ -8,6 +8,8 @@ judgments or runs changed) and states the labels and settings it used. Bad param
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
@@ -29,6 +31,16 @@ from metrics.services import Fresh, scores_snapshot
 
 QUERIES_PAGE = 100
 COMPARE_CACHE_SECONDS = 3600
+
+
+@dataclass(frozen=True)
+class _Unranked:
+    """A judged document outside every top k, shaped like a ranked row for the CSV."""
+
+    document: object
+    position: None = None
+    rank: None = None
+    score: None = None
 
 
 def _settings_query(request: HttpRequest) -> str:
@@ -152,17 +164,31 @@ def compare(request: HttpRequest, slug: str) -> HttpResponse:
     if error:
         context["error"] = error
         return render(request, "metrics/compare.html", context, status=400)
+    report, histogram_svg = report
     context["report"] = report
-    if request.GET.get("download") == "differences":
+    tables = {
+        "differences": (
+            ["query_id", f"A {report.a_name}", f"B {report.b_name}", "B - A"],
+            report.differences,
+        ),
+        "tests": (
+            ["test", "measure", "B - A", "statistic", "p", "p_holm", "low", "high"],
+            report.test_rows(),
+        ),
+        "histogram": (["B - A from", "to", "queries"], report.bins),
+    }
+    download = request.GET.get("download")
+    if download in tables:
+        header, rows = tables[download]
         return csv_response(
             campaign=campaign,
-            name=f"compare-{report.a_name}-{report.b_name}-{report.measure_label}",
-            header=["query_id", f"A {report.a_name}", f"B {report.b_name}", "B - A"],
-            rows=report.differences,
-            notes=[context["basis"], form.settings.describe(), f"measure {report.measure}"],
+            name=f"compare-{report.a_name}-{report.b_name}-{report.measure_label}-{download}",
+            header=header,
+            rows=rows,
+            notes=[context["basis"], form.settings.describe(), f"seed {COMPARE_SEED}"],
         )
-    if request.GET.get("download"):
-        return _invalid_download(campaign, form, "differences")
+    if download:
+        return _invalid_download(campaign, form, ", ".join(tables))
     links = dict(
         Query.objects.filter(campaign=campaign, external_id__in=report.listed_queries)
         .order_by()
@@ -172,13 +198,7 @@ def compare(request: HttpRequest, slug: str) -> HttpResponse:
     context["gained"] = [(c, links.get(c.query)) for c in report.result.gained]
     context["lost"] = [(c, links.get(c.query)) for c in report.result.lost]
     context["seed"] = COMPARE_SEED
-    context["histogram_svg"] = charts.histogram(
-        title=f"Per-query {report.measure_label} differences, {report.b_name} − {report.a_name}",
-        edges=report.edges,
-        counts=report.counts,
-        xlabel=f"{report.measure_label} of B − {report.measure_label} of A",
-        mean=report.result.diff,
-    )
+    context["histogram_svg"] = histogram_svg
     return render(request, "metrics/compare.html", context)
 
 
@@ -192,9 +212,20 @@ def _comparison(request: HttpRequest, fresh: Fresh, summary: dict):
     )
     cached = cache.get(key)
     if cached is None:
-        cached = comparison_report(
+        report, error = comparison_report(
             summary=summary, per_query=snap.per_query, a=a, b=b, measure=measure
         )
+        drawn = None
+        if report is not None:
+            label = report.measure_label
+            drawn = charts.histogram(
+                title=f"Per-query {label} differences, {report.b_name} − {report.a_name}",
+                edges=report.edges,
+                counts=report.counts,
+                xlabel=f"{label} of B − {label} of A",
+                mean=report.result.diff,
+            )
+        cached = ((report, drawn) if report is not None else None, error)
         cache.set(key, cached, COMPARE_CACHE_SECONDS)
     return cached
 
@@ -283,10 +314,26 @@ def query_detail(request: HttpRequest, slug: str, query_id: int) -> HttpResponse
         source=form.label_source,
         runs=runs,
     )
+    measures = summary["measures"]
+    if request.GET.get("download") == "scores":
+        rows = [
+            (name, *(per_query["runs"][str(s["run_id"])][m["key"]][index] for m in measures))
+            for name, s in zip(context["names"], summary["systems"], strict=True)
+        ]
+        return csv_response(
+            campaign=campaign,
+            name=f"query-{query.external_id}-scores",
+            header=["system", *(m["label"] for m in measures)],
+            rows=rows if index is not None else [],
+            notes=[context["basis"], form.settings.describe()],
+        )
     if request.GET.get("download") == "lists":
         rows = []
-        for name, sl in zip(context["names"], drill.lists, strict=True):
-            for r in sl.rows:
+        # The judged documents no system put in its top k close the list (they shape IDCG).
+        listed = [(name, sl.rows) for name, sl in zip(context["names"], drill.lists, strict=True)]
+        listed.append(("(judged, in no top k)", [_Unranked(d) for d in drill.unretrieved]))
+        for name, ranked in listed:
+            for r in ranked:
                 d = r.document
                 grades = "; ".join(f"{g.rater}: {g.label or 'cannot judge'}" for g in d.grades)
                 rows.append(
@@ -320,8 +367,7 @@ def query_detail(request: HttpRequest, slug: str, query_id: int) -> HttpResponse
             notes=[context["basis"], form.settings.describe()],
         )
     if request.GET.get("download"):
-        return _invalid_download(campaign, form, "lists")
-    measures = summary["measures"]
+        return _invalid_download(campaign, form, "lists, scores")
     lists = []
     for name, s, sl in zip(context["names"], summary["systems"], drill.lists, strict=True):
         values = per_query["runs"][str(s["run_id"])]

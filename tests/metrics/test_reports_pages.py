@@ -141,6 +141,8 @@ def test_every_page_states_its_labels(world, personas):
         ("systems", "systems", "system"),
         ("systems", "curves", "k"),
         ("compare", "differences", "query_id"),
+        ("compare", "tests", "test"),
+        ("compare", "histogram", "B - A from"),
         ("queries", "queries", "query_id"),
     ],
 )
@@ -159,8 +161,16 @@ def test_the_drilldown_downloads_its_lists(world, personas):
         url("query", query_id=query.pk) + "?k=5&download=lists"
     )
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
-    assert len(rows) == 3 * 5  # three systems' top 5
-    assert {r["system"] for r in rows} == {"alpha", "beta", "gamma"}
+    ranked = [r for r in rows if r["position"]]
+    assert len(ranked) == 3 * 5  # three systems' top 5
+    assert {r["system"] for r in ranked} == {"alpha", "beta", "gamma"}
+    # Then the judged documents no system put in its top 5, without a position.
+    assert {r["system"] for r in rows if not r["position"]} <= {"(judged, in no top k)"}
+    scores = personas.client_for("manager").get(
+        url("query", query_id=query.pk) + "?k=5&download=scores"
+    )
+    table = list(csv.DictReader(io.StringIO(scores.content.decode())))
+    assert [r["system"] for r in table] == ["alpha", "beta", "gamma"] and "NDCG@5" in table[0]
 
 
 def test_the_systems_csv_matches_the_page(world, personas):
