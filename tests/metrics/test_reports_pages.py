@@ -189,7 +189,7 @@ def test_the_systems_csv_matches_the_page(world, personas):
 @pytest.mark.parametrize(
     ("name", "most"),
     [
-        ("dashboard", 15),
+        ("dashboard", 13),
         ("disagreements", 10),
         ("systems", 11),
         ("compare", 12),
