@@ -283,3 +283,9 @@ def test_the_judged_warning_shows_where_judgments_are_few(world, personas):
     body = personas.client_for("manager").get(url("systems") + "?k=20").content.decode()
     assert 'data-testid="judged-warning"' in body
     assert "say more about missing judgments than about the systems" in body
+
+
+def test_the_report_nav_links_the_label_sources_report(world, personas):
+    html = personas.client_for("manager").get(url("dashboard")).content.decode()
+    sources = reverse("metrics:sources", kwargs={"slug": "campaign-a"})
+    assert f'href="{sources}"' in html
