@@ -1,10 +1,11 @@
 """Everything under /api/v1/. Each app registers its endpoints on the shared router."""
 
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from annotate.api import urls as annotate_api
+from annotate.api.errors import not_found
 from annotate.api.me import MeView
 from metrics import api as metrics_api
 
@@ -23,4 +24,5 @@ urlpatterns = [
     *annotate_api.urlpatterns,
     *metrics_api.urlpatterns,
     path("", include(router.urls)),
+    re_path(r"", not_found),  # last: anything else under /api/v1/ is a JSON 404
 ]

@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate.api.scoping import managed_campaign
-from annotate.api.serializers import ErrorSerializer
+from annotate.api.serializers import JSON, ErrorSerializer
 from annotate.models import Comparison
 from annotate.selectors_progress import rater_progress_table
 from annotate.selectors_sxs import comparison_progress
@@ -43,7 +43,7 @@ SCORE_PARAMETERS = [
     OpenApiParameter("aggregation", str, enum=["mean", "median", "majority"]),
     OpenApiParameter("source", str, description="An imported label source instead of grades."),
 ]
-REFUSED = {400: ErrorSerializer, 404: ErrorSerializer}
+REFUSED = {(400, JSON): ErrorSerializer, (404, JSON): ErrorSerializer}
 
 
 class SnapshotSerializer(serializers.Serializer):
@@ -281,7 +281,7 @@ class AgreementView(APIView):
 
     csv_key = "raters"
 
-    @extend_schema(responses={200: AgreementSerializer, 404: ErrorSerializer})
+    @extend_schema(responses={200: AgreementSerializer, (404, JSON): ErrorSerializer})
     def get(self, request: Request, slug: str) -> Response:
         campaign = managed_campaign(request.user, slug)
         fresh = agreement_snapshot(campaign=campaign)
@@ -326,7 +326,7 @@ class ProgressView(APIView):
 
     csv_key = "raters"
 
-    @extend_schema(responses={200: ProgressSerializer, 404: ErrorSerializer})
+    @extend_schema(responses={200: ProgressSerializer, (404, JSON): ErrorSerializer})
     def get(self, request: Request, slug: str) -> Response:
         campaign = managed_campaign(request.user, slug)
         pool = pool_progress(campaign=campaign)

@@ -22,6 +22,7 @@ from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed, managed_campaign
 from annotate.api.serializers import (
     ID_REGEX,
+    JSON,
     CampaignCreateSerializer,
     CampaignSerializer,
     DocumentSerializer,
@@ -44,8 +45,8 @@ from annotate.services.manage import campaign_open
 from annotate.views.manage_campaign import may_create_campaigns
 
 REFUSED = {
-    400: OpenApiResponse(ErrorSerializer, description="Bad input; the body says what."),
-    404: OpenApiResponse(ErrorSerializer, description="No such campaign for the caller."),
+    (400, JSON): OpenApiResponse(ErrorSerializer, description="Bad input; the body says what."),
+    (404, JSON): OpenApiResponse(ErrorSerializer, description="No such campaign for the caller."),
 }
 
 
@@ -72,7 +73,11 @@ class CampaignViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(
         request=CampaignCreateSerializer,
-        responses={201: CampaignSerializer, 400: ErrorSerializer, 403: ErrorSerializer},
+        responses={
+            201: CampaignSerializer,
+            (400, JSON): ErrorSerializer,
+            (403, JSON): ErrorSerializer,
+        },
     )
     def create(self, request: Request, *args, **kwargs) -> Response:
         if not may_create_campaigns(request.user):

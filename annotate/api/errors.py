@@ -11,6 +11,8 @@ from __future__ import annotations
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import status
 from rest_framework.exceptions import (
     AuthenticationFailed,
@@ -26,6 +28,13 @@ from rest_framework.views import exception_handler
 from annotate.services.imports import ImportFailed
 from annotate.services.queue import GradeRefused
 from annotate.services.sxs import ComparisonRefused
+
+
+@csrf_exempt  # a POST to no endpoint is a 404, not a CSRF refusal page
+def not_found(request: HttpRequest, *args, **kwargs) -> JsonResponse:
+    """Any path under /api/v1/ that no endpoint matches: a JSON 404 like every other refusal,
+    not Django's HTML page."""
+    return JsonResponse({"detail": f"No endpoint at {request.path}."}, status=404)
 
 
 class FormInvalid(Exception):

@@ -14,6 +14,7 @@ import io
 import json
 from collections.abc import Iterable, Iterator, Sequence
 
+from django.db.models import CharField, Func
 from django.http import StreamingHttpResponse
 from django.utils.http import content_disposition_header
 from rest_framework.renderers import BaseRenderer
@@ -22,6 +23,34 @@ from annotate.services.exports import csv_lines
 
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
 _LINES_PER_CHUNK = 1000
+
+
+class IsoTime(Func):
+    """A UTC time as ISO 8601 text, made by the database (2026-11-22T11:53:52.123456+00:00).
+
+    Streams of a million rows spend most of their time turning timestamps into Python
+    datetimes (the driver's and Django's time-zone loaders) and back into text; the database
+    writes the text directly instead, several times faster."""
+
+    output_field = CharField()
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return self.as_sql(
+            compiler,
+            connection,
+            template="to_char(%(expressions)s AT TIME ZONE 'UTC', "
+            '\'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"\')',
+            **extra,
+        )
+
+    def as_sqlite(self, compiler, connection, **extra):
+        # SQLite keeps UTC times as text, "2026-11-22 11:53:52.123456".
+        return self.as_sql(
+            compiler,
+            connection,
+            template="replace(%(expressions)s, ' ', 'T') || '+00:00'",
+            **extra,
+        )
 
 
 class CSVRenderer(BaseRenderer):

@@ -18,10 +18,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate.api import filters
-from annotate.api.formats import streamed_csv, wants_csv
+from annotate.api.formats import IsoTime, streamed_csv, wants_csv
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed_ids, rated, rated_campaign
-from annotate.api.serializers import ID_REGEX, ErrorSerializer, IdField
+from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField
 from annotate.models import Campaign, Grade, Label
 from annotate.selectors_judge import label_keys
 from annotate.services.judging import judge_state
@@ -58,11 +58,11 @@ GRADE_COLUMNS = [
     "cant_judge",
     "comment",
     "seconds",
-    "created_at",
-    "changed_at",
+    "created_iso",
+    "changed_iso",
 ]
 REFUSALS = {
-    code: OpenApiResponse(ErrorSerializer, description=text)
+    (code, JSON): OpenApiResponse(ErrorSerializer, description=text)
     for code, text in (
         (400, "Bad input (no label, a label off the scale)."),
         (403, "The item is not assigned to the caller."),
@@ -150,6 +150,7 @@ class GradeViewSet(viewsets.ReadOnlyModelViewSet):
         if wants_csv(request):
             rows = (
                 self.filter_queryset(visible_grades(request.user))
+                .annotate(created_iso=IsoTime("created_at"), changed_iso=IsoTime("changed_at"))
                 .values_list(*GRADE_COLUMNS)
                 .iterator(chunk_size=5000)
             )
@@ -228,7 +229,7 @@ class QueueView(APIView):
 
     csv_key = "items"
 
-    @extend_schema(responses={200: QueueSerializer, 404: ErrorSerializer})
+    @extend_schema(responses={200: QueueSerializer, (404, JSON): ErrorSerializer})
     def get(self, request: Request, slug: str) -> Response:
         campaign = rated_campaign(request.user, slug)
         _, state = judge_state(rater=request.user, campaign=campaign, progress=True)

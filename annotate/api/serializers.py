@@ -191,6 +191,10 @@ class RunUploadSerializer(serializers.Serializer):
     replace = serializers.BooleanField(required=False)
 
 
+# Refusals are JSON whatever format was asked for (annotate.api.errors): schemas say so.
+JSON = "application/json"
+
+
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField(help_text="What is wrong, in one sentence.")
     errors = serializers.DictField(

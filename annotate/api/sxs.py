@@ -23,7 +23,7 @@ from annotate.api.formats import streamed_csv, wants_csv
 from annotate.api.judging import REFUSALS, _valid
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed, managed_campaign, managed_ids, rated
-from annotate.api.serializers import ID_REGEX, ErrorSerializer, IdField
+from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField
 from annotate.models import Comparison, Run, SxsTask, Verdict
 from annotate.selectors_sxs import chosen_side, rater_label
 from annotate.selectors_sxs_report import comparison_report, decision_text
@@ -113,7 +113,11 @@ class ComparisonViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(
         request=ComparisonInputSerializer,
-        responses={201: ComparisonSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+        responses={
+            201: ComparisonSerializer,
+            (400, JSON): ErrorSerializer,
+            (404, JSON): ErrorSerializer,
+        },
     )
     def create(self, request: Request, *args, **kwargs) -> Response:
         data = dict(_valid(ComparisonInputSerializer, request))
@@ -212,7 +216,7 @@ class SxsQueueView(APIView):
 
     csv_key = "tasks"
 
-    @extend_schema(responses={200: SxsQueueSerializer, 404: ErrorSerializer})
+    @extend_schema(responses={200: SxsQueueSerializer, (404, JSON): ErrorSerializer})
     def get(self, request: Request, pk: int) -> Response:
         comparison = rated_comparison(request, pk)
         _, state = sxs_state(rater=request.user, comparison=comparison)
@@ -344,7 +348,7 @@ class GsbView(APIView):
     csv_key = "queries"
 
     @extend_schema(
-        responses={200: GsbSerializer, 404: OpenApiResponse(ErrorSerializer)},
+        responses={200: GsbSerializer, (404, JSON): OpenApiResponse(ErrorSerializer)},
     )
     def get(self, request: Request, pk: int) -> Response:
         comparison = managed_comparison(request, pk)

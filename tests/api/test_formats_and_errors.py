@@ -111,9 +111,17 @@ def test_scores_state_their_labels_and_age(personas, data):
 
 def test_an_unknown_path_or_id_is_a_json_404(personas, data):
     client = api_client_for(personas, "manager")
-    for url in ("/api/v1/runs/9999999/", "/api/v1/runs/99999999999999999999999/entries/"):
+    for url in (
+        "/api/v1/runs/9999999/",
+        "/api/v1/runs/99999999999999999999999/entries/",
+        "/api/v1/no-such-thing/",
+        "/api/v1/campaigns/%C3%B5/queue/",
+    ):
         response = client.get(url)
         assert response.status_code == 404
+        assert response.json()["detail"]
+    posted = client.post("/api/v1/campaigns/%C3%B5/queue/skip/", {}, format="json")
+    assert (posted.status_code, posted["Content-Type"]) == (404, "application/json")
 
 
 def test_a_method_not_allowed_is_a_json_405(personas, data):

@@ -1,7 +1,8 @@
 """Schemathesis against the API's own OpenAPI schema, called in-process through the WSGI app:
-no answer may be a 5xx, and no answer may break the schema. Every operation runs as a manager
-of a campaign with data; the rater's operations (queue, grades, verdicts, comparisons) run as a
-rater too. A bounded number of examples per operation, derandomized so CI is repeatable."""
+no answer may be a 5xx, and no answer may break the schema (its body or its content type).
+Every operation runs as a manager of a campaign with data; the rater's operations (queue,
+grades, verdicts, comparisons) run as a rater too. A bounded number of examples per operation,
+derandomized so CI is repeatable."""
 
 from __future__ import annotations
 
@@ -14,13 +15,16 @@ from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from knox.models import AuthToken
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import response_schema_conformance
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+)
 
 from config.wsgi import application
 
 # More for a deeper local run: API_FUZZ_EXAMPLES=200 pytest tests/api/test_schemathesis.py
 EXAMPLES = int(os.environ.get("API_FUZZ_EXAMPLES", "6"))
-CHECKS = [not_a_server_error, response_schema_conformance]
+CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 HYPOTHESIS = settings(
     max_examples=EXAMPLES, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
 )
