@@ -151,3 +151,50 @@ def test_token_clients_are_throttled_and_the_browser_is_not(personas, monkeypatc
     assert [script.get("/api/v1/me/").status_code for _ in range(3)] == [200, 200, 429]
     browser = personas.client_for("rater")
     assert {browser.get("/api/v1/me/").status_code for _ in range(4)} == {200}
+
+
+def test_the_comparison_gives_statistics_md_section_6s_case(personas, data, monkeypatch):
+    """STATISTICS.md section 6: A = .50 .60 .70 .40 .80 .30, B = .60 .65 .68 .55 .80 .42 give
+    a mean difference of 0.0667, t = 2.4008, p = 0.0616, interval [-0.0047, 0.1380] and an
+    exact randomization p of 0.1250."""
+    from metrics import api as metrics_api
+    from metrics.api_scores import Scores
+
+    a = [0.50, 0.60, 0.70, 0.40, 0.80, 0.30]
+    b = [0.60, 0.65, 0.68, 0.55, 0.80, 0.42]
+    systems = [
+        {"run_id": 1, "run": "A", "system": "A", "scored": True, "queries_with_results": 6},
+        {"run_id": 2, "run": "B", "system": "B", "scored": True, "queries_with_results": 6},
+    ]
+    scores = Scores(
+        names=["map"],
+        qids=[f"q{i}" for i in range(6)],
+        systems=systems,
+        per_query={1: {"map": a}, 2: {"map": b}},
+        basis={
+            "rule": "mean",
+            "source": None,
+            "relevance_level": 2.0,
+            "max_grade": 3.0,
+            "n_queries": 6,
+            "unjudged_queries": 0,
+            "adjudicated": 0,
+        },
+        snapshot=None,
+    )
+    monkeypatch.setattr(metrics_api, "campaign_scores", lambda **kwargs: scores)
+    response = api_client_for(personas, "manager").get(
+        "/api/v1/campaigns/campaign-a/scores/compare/", {"a": "A", "b": "B", "measure": "map"}
+    )
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["diff"] == pytest.approx(0.0667, abs=1e-4)
+    assert body["t"] == pytest.approx(2.4008, abs=1e-4)
+    assert body["p_t"] == pytest.approx(0.0616, abs=1e-4)
+    assert (body["ci_t_low"], body["ci_t_high"]) == (
+        pytest.approx(-0.0047, abs=1e-4),
+        pytest.approx(0.1380, abs=1e-4),
+    )
+    assert body["p_randomization"] == pytest.approx(0.125)
+    assert body["randomization_exact"] is True
+    assert body["ci_boot_low"] < body["diff"] < body["ci_boot_high"]
