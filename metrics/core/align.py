@@ -70,10 +70,12 @@ class Ranking:
 def _map_vocab(target: np.ndarray, source: np.ndarray) -> np.ndarray:
     """Index of each ``source`` id in the sorted ``target`` ids, or -1."""
     if len(target) == 0 or len(source) == 0:
-        return np.full(len(source), -1, dtype=np.int64)
+        return np.full(len(source), -1, dtype=np.int32)
     pos = np.searchsorted(target, source)
     pos_c = np.minimum(pos, len(target) - 1)
-    return np.where(target[pos_c] == source, pos_c, -1).astype(np.int64)
+    # int32 like the query codes (fewer than 2^24 queries keyed, 2^31 at most in any case):
+    # the per-row code arrays made from this are a million rows long.
+    return np.where(target[pos_c] == source, pos_c, -1).astype(np.int32)
 
 
 def _join(qrels: Qrels, run: Run, to_qrels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -108,8 +110,8 @@ def _join(qrels: Qrels, run: Run, to_qrels: np.ndarray) -> tuple[np.ndarray, np.
         run_rows = sorted_rows[rpos[back]]
         qrels_rows = q_order[qhit[back]]
         del rpos, qhit, back
-        run_docs = run.frame["docid"].gather(run_rows)
-        same = (run_docs == qrels.frame["docid"].gather(qrels_rows)).to_numpy()
+        run_docs = run.docids.gather(run_rows)
+        same = (run_docs == qrels.docids.gather(qrels_rows)).to_numpy()
         if not same.all():
             run_rows, qrels_rows = run_rows[same], qrels_rows[same]
         return run_rows, qrels.grades[qrels_rows]
@@ -120,8 +122,8 @@ def _join(qrels: Qrels, run: Run, to_qrels: np.ndarray) -> tuple[np.ndarray, np.
     qrels_rows = q_order[pos[hit]]
     del pos, hit
     # Equal keys may still be different documents (40 bits of hash): check the ids.
-    run_docs = run.frame["docid"].gather(run_rows)
-    same = (run_docs == qrels.frame["docid"].gather(qrels_rows)).to_numpy()
+    run_docs = run.docids.gather(run_rows)
+    same = (run_docs == qrels.docids.gather(qrels_rows)).to_numpy()
     grades = qrels.grades[qrels_rows]
     if not same.all():
         grades = _resolve_collisions(
@@ -144,7 +146,7 @@ def _resolve_collisions(qrels, q_order, q_keys, run_docs, needles, grades, same)
     """Fix the matches whose key is shared by another document: look at every qrels entry
     with that key and compare the ids. Rare (a 40-bit collision), hence a plain loop."""
     grades = grades.copy()
-    qdocs = qrels.frame["docid"]
+    qdocs = qrels.docids
     for i in np.flatnonzero(~same):
         lo = np.searchsorted(q_keys, needles[i], side="left")
         hi = np.searchsorted(q_keys, needles[i], side="right")
@@ -157,9 +159,9 @@ def _resolve_collisions(qrels, q_order, q_keys, run_docs, needles, grades, same)
 
 def _exact_join(qrels: Qrels, run: Run, to_qrels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Join on the strings: for 2^24 queries or more, where the keys have no room."""
-    left = pl.DataFrame({"code": to_qrels[run._coded[1]], "docid": run.frame["docid"]})
+    left = pl.DataFrame({"code": to_qrels[run._coded[1]], "docid": run.docids})
     right = pl.DataFrame(
-        {"code": qrels._coded[1], "docid": qrels.frame["docid"], "grade": qrels.grades}
+        {"code": qrels._coded[1], "docid": qrels.docids, "grade": qrels.grades}
     )
     joined = left.join(right, on=["code", "docid"], how="left", maintain_order="left")
     grades = joined["grade"].to_numpy()
@@ -214,7 +216,7 @@ def align(
     run_vocab, run_codes = run._coded
     nv = len(vocab)
     to_qrels = _map_vocab(vocab, run_vocab)
-    codes = to_qrels[run_codes] if len(run_codes) else np.zeros(0, dtype=np.int64)
+    codes = to_qrels[run_codes] if len(run_codes) else np.zeros(0, dtype=np.int32)
     present = np.zeros(nv, dtype=bool)
     present[to_qrels[to_qrels >= 0]] = True
     keep = codes >= 0
@@ -226,7 +228,7 @@ def align(
 
     # Ranking order of the kept rows, and where each judged run row lands in it.
     scores = run.scores if rows is None else run.scores[rows]
-    docs = run.frame["docid"] if rows is None else run.frame["docid"].gather(rows)
+    docs = run.docids if rows is None else run.docids.gather(rows)
     order = _ranking_order(codes, scores, docs)
     del scores, docs
     hit_rows, hit_grades = _join(qrels, run, to_qrels)

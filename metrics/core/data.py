@@ -72,7 +72,13 @@ def first_duplicate(df: pl.DataFrame) -> tuple[str, str, int, int] | None:
 
 
 class _Table:
-    """Shared machinery of :class:`Qrels` and :class:`Run`."""
+    """Shared machinery of :class:`Qrels` and :class:`Run`.
+
+    Stored as columns, not as a frame: query codes (int32, into the sorted distinct ids), the
+    document ids (a polars string Series, kept in the chunks the reader produced) and the
+    numbers (float64). A frame would also hold the query ids and the numbers a second time,
+    which for a million-line run is a sixth of the peak memory.
+    """
 
     _value: str = ""
 
@@ -82,11 +88,12 @@ class _Table:
     @classmethod
     def _trusted(cls, df: pl.DataFrame, **extra: Any):
         obj = object.__new__(cls)
-        if df["qid"].dtype != pl.Categorical:
-            df = df.with_columns(pl.col("qid").cast(pl.Categorical))
-        # No rechunk: the number columns are copied out once (below), the strings are only
-        # ever gathered, which polars does across chunks.
-        obj._df = df
+        obj._vocab, obj._codes = _code_queries(df["qid"])
+        # No rechunk of the ids: they are only ever gathered, which polars does across chunks.
+        obj._docids = df["docid"]
+        values = df[cls._value].to_numpy()
+        values.flags.writeable = False
+        obj._values = values
         for key, value in extra.items():
             setattr(obj, key, value)
         return obj
@@ -124,13 +131,26 @@ class _Table:
             **extra,
         )
 
+    def _frame_of(self, rows: np.ndarray | None = None) -> pl.DataFrame:
+        codes = self._codes if rows is None else self._codes[rows]
+        docids = self._docids if rows is None else self._docids.gather(rows)
+        values = self._values if rows is None else self._values[rows]
+        qids = pl.Series("qid", self._vocab, dtype=pl.String).gather(codes)
+        return pl.DataFrame([qids, docids.rename("docid"), pl.Series(self._value, values)])
+
     @property
     def frame(self) -> pl.DataFrame:
-        """The columns as a polars frame (``qid``, ``docid`` and the value column)."""
-        return self._df
+        """The columns as a polars frame (``qid``, ``docid`` and the value column), built on
+        each call."""
+        return self._frame_of()
+
+    @property
+    def docids(self) -> pl.Series:
+        """The document ids, one per line, as a polars string Series."""
+        return self._docids
 
     def __len__(self) -> int:
-        return self._df.height
+        return len(self._values)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}: {len(self.qids)} queries, {len(self)} lines>"
@@ -138,33 +158,21 @@ class _Table:
     def to_dict(self) -> dict[str, dict[str, float]]:
         """``{qid: {docid: value}}``."""
         out: dict[str, dict[str, float]] = {}
-        for q, d, v in self._df.iter_rows():
-            out.setdefault(q, {})[d] = v
+        vocab = self._vocab
+        docids = self._docids.to_list()
+        for code, d, v in zip(self._codes.tolist(), docids, self._values.tolist(), strict=True):
+            out.setdefault(vocab[code], {})[d] = v
         return out
 
-    @cached_property
+    @property
     def _coded(self) -> tuple[np.ndarray, np.ndarray]:
-        """(sorted unique qids as an object array, the int32 code of each row's qid).
-
-        Query ids are stored as a polars Categorical (4 bytes a row instead of a string view);
-        its physical codes are mapped once, through the few distinct ids, to byte order.
-        """
-        ids = self._df["qid"]
-        if ids.len() == 0:
-            return np.array([], dtype=object), np.array([], dtype=np.int32)
-        distinct = ids.unique()
-        names = distinct.cast(pl.String)
-        order = names.arg_sort().to_numpy()
-        vocab = names.gather(order).to_numpy().astype(object)
-        physical = distinct.to_physical().to_numpy()
-        table = np.zeros(int(physical.max()) + 1, dtype=np.int32)
-        table[physical[order]] = np.arange(len(order), dtype=np.int32)
-        return vocab, table[ids.to_physical().to_numpy()]
+        """(sorted unique qids as an object array, the int32 code of each row's qid)."""
+        return self._vocab, self._codes
 
     @property
     def qids(self) -> list[str]:
         """The distinct query ids, in byte order."""
-        return self._coded[0].tolist()
+        return self._vocab.tolist()
 
     @cached_property
     def _key_order(self) -> tuple[np.ndarray, np.ndarray] | None:
@@ -175,32 +183,56 @@ class _Table:
         order stays sorted when the codes are mapped into another (qrels') vocabulary, which
         is what lets the join binary-search sorted keys. Equal keys are either a repeated
         document or (rarely) two documents whose hashes share 40 bits: both are checked on
-        the ids themselves where it matters.
+        the ids themselves where it matters, so the sort need not be stable.
         """
-        vocab, codes = self._coded
-        if len(vocab) >= MAX_KEYED_QUERIES:
+        if len(self._vocab) >= MAX_KEYED_QUERIES:
             return None
-        keys = self._df["docid"].hash(_HASH_SEED).to_numpy() >> _HASH_DROP
-        keys |= codes.astype(np.uint64) << _KEY_SHIFT
-        order = np.argsort(keys, kind="stable")
+        keys = self._docids.hash(_HASH_SEED).to_numpy(writable=True)
+        keys >>= _HASH_DROP
+        high = self._codes.astype(np.uint64)
+        high <<= _KEY_SHIFT
+        keys |= high
+        del high
+        # int32 rows: half the memory of argsort's int64 for as long as the object lives.
+        order = np.argsort(keys).astype(np.int32) if len(keys) < 2**31 else np.argsort(keys)
         return order, keys[order]
 
     def duplicate(self) -> tuple[str, str, int, int] | None:
         """A (qid, docid) given twice, as (qid, docid, first row, repeated row), or None."""
         keyed = self._key_order
         if keyed is None:
-            return first_duplicate(self._df)
+            return first_duplicate(self.frame)
         order, sk = keyed
         equal = np.flatnonzero(sk[1:] == sk[:-1])
         if len(equal) == 0:
             return None
         # Only rows sharing a key can repeat: check those few exactly, in file order.
         rows = np.unique(np.concatenate((order[equal], order[equal + 1])))
-        dup = first_duplicate(self._df[rows])
+        dup = first_duplicate(self._frame_of(rows))
         if dup is None:
             return None
         qid, docid, first, row = dup
         return qid, docid, int(rows[first]), int(rows[row])
+
+
+def _code_queries(ids: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted distinct query ids as an object array, the int32 code of each row's id).
+
+    Readers give query ids as a polars Categorical (4 bytes a row instead of a string view);
+    its physical codes are mapped once, through the few distinct ids, to byte order.
+    """
+    if ids.len() == 0:
+        return np.array([], dtype=object), np.array([], dtype=np.int32)
+    if ids.dtype != pl.Categorical:
+        ids = ids.cast(pl.String).cast(pl.Categorical)
+    distinct = ids.unique()
+    names = distinct.cast(pl.String)
+    order = names.arg_sort().to_numpy()
+    vocab = names.gather(order).to_numpy().astype(object)
+    physical = distinct.to_physical().to_numpy()
+    table = np.zeros(int(physical.max()) + 1, dtype=np.int32)
+    table[physical[order]] = np.arange(len(order), dtype=np.int32)
+    return vocab, table[ids.to_physical().to_numpy()]
 
 
 class Qrels(_Table):
@@ -230,17 +262,15 @@ class Qrels(_Table):
         """
         return cls._build(qids, docids, grades)
 
-    @cached_property
+    @property
     def grades(self) -> np.ndarray:
         """The grades as a float64 array (read-only)."""
-        out = self._df["grade"].to_numpy()
-        out.flags.writeable = False
-        return out
+        return self._values
 
     @cached_property
     def max_grade(self) -> float:
         """The highest grade (ERR's g_max on the command line); 0 for empty qrels."""
-        return float(self._df["grade"].max() or 0.0)
+        return float(self._values.max()) if len(self._values) else 0.0
 
     @cached_property
     def _judged_sorted(self) -> tuple[np.ndarray, np.ndarray]:
@@ -304,9 +334,7 @@ class Run(_Table):
         """
         return cls._build(qids, docids, scores, name=name)
 
-    @cached_property
+    @property
     def scores(self) -> np.ndarray:
         """The scores as a float64 array (read-only)."""
-        out = self._df["score"].to_numpy()
-        out.flags.writeable = False
-        return out
+        return self._values
