@@ -160,9 +160,7 @@ def _resolve_collisions(qrels, q_order, q_keys, run_docs, needles, grades, same)
 def _exact_join(qrels: Qrels, run: Run, to_qrels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Join on the strings: for 2^24 queries or more, where the keys have no room."""
     left = pl.DataFrame({"code": to_qrels[run._coded[1]], "docid": run.docids})
-    right = pl.DataFrame(
-        {"code": qrels._coded[1], "docid": qrels.docids, "grade": qrels.grades}
-    )
+    right = pl.DataFrame({"code": qrels._coded[1], "docid": qrels.docids, "grade": qrels.grades})
     joined = left.join(right, on=["code", "docid"], how="left", maintain_order="left")
     grades = joined["grade"].to_numpy()
     rows = np.flatnonzero(~np.isnan(grades))
