@@ -1,7 +1,41 @@
 from django.apps import AppConfig
+from django.db import connections
+from django.db.models.signals import post_migrate, pre_migrate
 
 
 class AnnotateConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "annotate"
     verbose_name = "Annotation"
+
+    def ready(self) -> None:
+        pre_migrate.connect(_sqlite_triggers_off, sender=self)
+        post_migrate.connect(_sqlite_triggers_on, sender=self)
+
+
+# SQLite remakes a table to alter it, which a trigger naming the table breaks; see counted.py.
+def _sqlite_triggers_off(sender: AppConfig, using: str = "default", **kwargs) -> None:
+    from annotate.counted import triggers_drop
+
+    connection = connections[using]
+    if connection.vendor == "sqlite":
+        triggers_drop(connection)
+
+
+def _sqlite_triggers_on(sender: AppConfig, using: str = "default", **kwargs) -> None:
+    from annotate.counted import TRIGGERS, counted_recount, triggers_install, triggers_present
+
+    connection = connections[using]
+    if connection.vendor != "sqlite" or not _has_counted_column(connection):
+        return
+    if triggers_present(connection) != set(TRIGGERS):
+        triggers_install(connection)
+        counted_recount(connection)
+
+
+def _has_counted_column(connection) -> bool:
+    with connection.cursor() as cursor:
+        if "annotate_poolitem" not in connection.introspection.table_names(cursor):
+            return False
+        columns = connection.introspection.get_table_description(cursor, "annotate_poolitem")
+        return any(column.name == "counted" for column in columns)

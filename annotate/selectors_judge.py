@@ -33,13 +33,25 @@ class LabelKey:
         return {"id": self.id, "name": self.name, "key": self.key, "number": self.number}
 
 
+# campaign_rated_by leaves the rater's id on the campaign it returns, so the queue's services,
+# called with that campaign in the same request, need not ask the database again.
+_RATER_CHECKED = "_rater_checked_id"
+
+
 def campaign_rated_by(user: User, slug: str) -> Campaign:
     """The campaign if the user is one of its raters; 404 otherwise, so nobody else learns
     that it exists (a manager who is not a rater of it included)."""
     try:
-        return campaigns_for(user, role=Role.RATER).get(slug=slug)
+        campaign = campaigns_for(user, role=Role.RATER).get(slug=slug)
     except Campaign.DoesNotExist:
         raise Http404("No such campaign") from None
+    setattr(campaign, _RATER_CHECKED, user.pk)
+    return campaign
+
+
+def rater_checked(campaign: Campaign, user: AbstractBaseUser) -> bool:
+    """Whether this campaign object came from campaign_rated_by for this user."""
+    return user.pk is not None and getattr(campaign, _RATER_CHECKED, None) == user.pk
 
 
 def label_keys(campaign: Campaign) -> list[LabelKey]:
@@ -91,11 +103,18 @@ def in_query_blocks(items: list[PoolItem], rater: AbstractBaseUser) -> list[Pool
     queries = {item.query_id for item in items}
     if len(queries) < 2:
         return items
-    started = dict(
-        Lease.objects.filter(rater=rater, pool_item__in=items)
-        .values_list("pool_item__query_id")
-        .annotate(first=Min("created_at"))
-    )
+    if all(getattr(item, "lease_started", None) for item in items):
+        # queue_items read when each lease began with the items: no second query.
+        started: dict = {}
+        for item in items:
+            first = started.get(item.query_id)
+            started[item.query_id] = min(first, item.lease_started) if first else item.lease_started
+    else:
+        started = dict(
+            Lease.objects.filter(rater=rater, pool_item__in=items)
+            .values_list("pool_item__query_id")
+            .annotate(first=Min("created_at"))
+        )
     order = {item.pk: i for i, item in enumerate(items)}
     return sorted(items, key=lambda item: (started.get(item.query_id), order[item.pk]))
 

@@ -23,6 +23,12 @@ class PoolItem(models.Model):
         null=True, blank=True, help_text="Overrides the campaign's overlap for this item."
     )
     origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.POOLING)
+    # Counted grades (can't-judge left out), kept by database triggers on annotate_grade
+    # (migration 0007) so every path that writes grades, cascades and raw SQL included, keeps
+    # it exact. The queue reads it under the item's row lock instead of counting grades, and
+    # finds open items without aggregating the pool. On SQLite a migration that remakes the
+    # grade table drops its triggers: recreate them (tests/annotate/test_counted.py fails).
+    counted = models.PositiveIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
-from django.db.models import Count, Q
+from django.db import connection, transaction
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from annotate.models import Campaign, Grade, GradeChange, Label, Lease, PoolItem, Role, Skip
+from annotate.models import Campaign, Grade, GradeChange, Lease, PoolItem, Role, Skip
+from annotate.selectors_judge import rater_checked
 from annotate.selectors_queue import open_items, slots_taken
 
 # How long to wait when every open query is being leased by someone else at this instant.
@@ -52,6 +53,8 @@ def _lease_until(campaign: Campaign, now: datetime) -> datetime:
 
 
 def _ensure_rater(campaign: Campaign, rater: AbstractBaseUser) -> None:
+    if rater_checked(campaign, rater):
+        return  # campaign_rated_by asked the database earlier in this request
     if not campaign.memberships.filter(user=rater, role=Role.RATER).exists():
         raise GradeRefused("You are not a rater of this campaign.", status=403)
 
@@ -59,18 +62,20 @@ def _ensure_rater(campaign: Campaign, rater: AbstractBaseUser) -> None:
 def queue_items(*, rater: AbstractBaseUser, campaign: Campaign) -> list[PoolItem]:
     """The items the rater holds now, in their own order; leases the next query when empty.
 
-    Working renews the lease, so a rater who keeps grading never loses their query.
+    Working renews the lease, so a rater who keeps grading never loses their query. Each item
+    carries `lease_started` (when the rater's lease on it began) for in_query_blocks.
     """
     _ensure_rater(campaign, rater)
     now = timezone.now()
+    # The filter and the annotations share one join on the rater's live leases.
     held = list(
-        PoolItem.objects.filter(
-            leases__rater=rater, leases__expires_at__gt=now, campaign=campaign
-        ).select_related("query", "document")
+        PoolItem.objects.filter(leases__rater=rater, leases__expires_at__gt=now, campaign=campaign)
+        .select_related("query", "document")
+        .annotate(lease_expires=F("leases__expires_at"), lease_started=F("leases__created_at"))
     )
     if not held:
         held = _lease_next_query(rater=rater, campaign=campaign, now=now)
-    else:
+    elif min(item.lease_expires for item in held) < _renew_after(campaign, now):
         Lease.objects.filter(rater=rater, pool_item__in=held).update(
             expires_at=_lease_until(campaign, now)
         )
@@ -140,9 +145,9 @@ def _lease_query(
         .filter(pk__in=ids)
         .select_related("query", "document")
     )
-    taken = slots_taken([item.pk for item in locked], now=now, exclude_rater=rater)
+    taken = slots_taken({item.pk: item.counted for item in locked}, now=now, exclude_rater=rater)
     overlap = campaign.overlap
-    free = [item for item in locked if taken.get(item.pk, 0) < (item.raters_needed or overlap)]
+    free = [item for item in locked if taken[item.pk] < (item.raters_needed or overlap)]
     expires = _lease_until(campaign, now)
     Lease.objects.bulk_create(
         [Lease(pool_item=item, rater=rater, expires_at=expires) for item in free],
@@ -160,10 +165,109 @@ def _lock_item(campaign: Campaign, item_id: int) -> PoolItem:
         raise GradeRefused("This item is not part of this campaign.", status=404) from None
 
 
-def _has_capacity(item: PoolItem, rater: AbstractBaseUser, campaign: Campaign) -> bool:
-    now = timezone.now()
-    taken = slots_taken([item.pk], now=now, exclude_rater=rater).get(item.pk, 0)
-    return taken < (item.raters_needed or campaign.overlap)
+def _has_capacity(locked: _Locked, rater: AbstractBaseUser, now: datetime) -> bool:
+    """Counted grades plus other raters' live leases leave a slot (the rater's own grade, if
+    any, is a can't-judge: it is not in `counted`)."""
+    counted = {locked.item_id: locked.counted}
+    return slots_taken(counted, now=now, exclude_rater=rater)[locked.item_id] < locked.needed
+
+
+@dataclass(frozen=True)
+class _Locked:
+    """What grade_submit reads with the item's row lock, in one round trip."""
+
+    item_id: int
+    query_id: int
+    needed: int
+    counted: int
+    grade_id: int | None
+    lease_id: int | None
+    lease_expired: bool
+    label_on_scale: bool
+    renew_due: bool
+
+
+# The item's row, locked; the rater's grade and lease on it; whether the label is on the
+# campaign's scale; and whether the rater's leases on the query are due for renewal. The ORM
+# would take seven statements for this, each costing more CPU to compile than to run.
+# Under READ COMMITTED the joined rows are read as the statement began, not after the lock
+# wait: a grade the same rater's other request stored meanwhile can be missed, and the insert
+# below (ON CONFLICT DO NOTHING) catches exactly that case. `counted` is read from the locked
+# row itself, which is always the newest version.
+_LOCK_FOR_GRADE = """
+SELECT p.query_id, p.raters_needed, p.counted, g.id, l.id,
+    CASE WHEN l.expires_at <= %s THEN 1 ELSE 0 END,
+    lab.id,
+    CASE WHEN (
+        SELECT MIN(o.expires_at) FROM annotate_lease o
+        INNER JOIN annotate_poolitem op ON op.id = o.pool_item_id
+        WHERE o.rater_id = %s AND op.query_id = p.query_id
+    ) < %s THEN 1 ELSE 0 END
+FROM annotate_poolitem p
+LEFT JOIN annotate_grade g ON g.pool_item_id = p.id AND g.rater_id = %s
+LEFT JOIN annotate_lease l ON l.pool_item_id = p.id AND l.rater_id = %s
+LEFT JOIN annotate_label lab ON lab.id = %s AND lab.campaign_id = p.campaign_id
+WHERE p.id = %s AND p.campaign_id = %s
+"""
+
+_INSERT_GRADE = """
+INSERT INTO annotate_grade
+    (pool_item_id, rater_id, label_id, cant_judge, comment, seconds, created_at, changed_at)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (pool_item_id, rater_id) DO NOTHING
+RETURNING id
+"""
+
+_RENEW_QUERY_LEASES = """
+UPDATE annotate_lease SET expires_at = %s
+WHERE rater_id = %s AND pool_item_id IN (SELECT id FROM annotate_poolitem WHERE query_id = %s)
+"""
+
+# Ids beyond a signed 64-bit integer can name no row; SQLite would raise on them.
+_MAX_ID = 2**63 - 1
+
+
+def _as_id(value: object) -> int | None:
+    try:
+        number = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return None
+    return number if 0 < number <= _MAX_ID else None
+
+
+def _renew_after(campaign: Campaign, now: datetime) -> datetime:
+    """Leases expiring before this are renewed. Renewing on every grade would cost a write
+    per grade; a minute of slack (less for short leases) costs at most one a minute."""
+    length = timedelta(minutes=campaign.lease_minutes)
+    return now + length - min(timedelta(minutes=1), length / 10)
+
+
+def _lock_for_grade(
+    campaign: Campaign, rater: AbstractBaseUser, item_id: int, label_id: int | None, now: datetime
+) -> _Locked | None:
+    sql = _LOCK_FOR_GRADE
+    if connection.features.has_select_for_update_of:
+        sql += " FOR UPDATE OF p"
+    at = connection.ops.adapt_datetimefield_value
+    params = [at(now), rater.pk, at(_renew_after(campaign, now))]
+    params += [rater.pk, rater.pk, label_id, item_id, campaign.pk]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    query_id, raters_needed, counted, grade_id, lease_id, expired, label, renew = row
+    return _Locked(
+        item_id=item_id,
+        query_id=query_id,
+        needed=raters_needed or campaign.overlap,
+        counted=counted,
+        grade_id=grade_id,
+        lease_id=lease_id,
+        lease_expired=bool(expired),
+        label_on_scale=label is not None,
+        renew_due=bool(renew),
+    )
 
 
 @transaction.atomic
@@ -182,79 +286,109 @@ def grade_submit(
     Sending the same grade twice stores it once (a double click or a network retry). A new
     grade needs the rater's lease on the item; after the lease expired it is still taken if
     the item needs it. A change keeps the old value and its time in the grade's history.
+    No item takes more counted grades than it needs: `counted` is checked under the row lock.
     """
     _ensure_rater(campaign, rater)
-    item = _lock_item(campaign, item_id)
-    label = _label_for(campaign, label_id, cant_judge)
+    item = _as_id(item_id)
+    if item is None:
+        raise GradeRefused("This item is not part of this campaign.", status=404)
+    label = None if cant_judge or label_id is None else _as_id(label_id)
+    now = timezone.now()
+    locked = _lock_for_grade(campaign, rater, item, label, now)
+    if locked is None:
+        raise GradeRefused("This item is not part of this campaign.", status=404)
+    if not cant_judge:
+        if label_id is None:
+            raise GradeRefused("Choose a label.")
+        if not locked.label_on_scale:
+            raise GradeRefused("That label is not on this campaign's scale.")
     seconds = None if seconds is None else min(max(float(seconds), 0.0), 3600.0)
     comment = (comment or "").strip()[:2000]
-    existing = Grade.objects.filter(pool_item=item, rater=rater).first()
-    if existing is not None:
-        return _grade_change(existing, item, rater, campaign, label, cant_judge, comment)
+    if locked.grade_id is not None:
+        existing = Grade.objects.get(pk=locked.grade_id)
+        return _grade_change(existing, locked, rater, label, cant_judge, comment, now)
 
-    lease = Lease.objects.filter(pool_item=item, rater=rater).first()
-    if lease is None:
+    if locked.lease_id is None:
         raise GradeRefused("This item is not assigned to you.", status=403)
-    expired = lease.expires_at <= timezone.now()
-    if expired and not cant_judge and not _has_capacity(item, rater, campaign):
-        # The expired lease is left alone (it no longer counts anywhere), and the raise
-        # rolls the transaction back anyway; a resend gets the same answer.
-        raise GradeRefused(
-            "Your time on this item ran out and other raters have graded it since; "
-            "your grade was not needed. Continue with the next item.",
-            status=409,
+    refusal = None if cant_judge else _no_room(locked, rater, now)
+    if refusal is not None:
+        # The grade that filled the item may be this rater's own, from a resend that
+        # committed while this request waited for the lock: then this is a resend too.
+        existing = Grade.objects.filter(pool_item_id=item, rater=rater).first()
+        if existing is not None:
+            return _grade_change(existing, locked, rater, label, cant_judge, comment, now)
+        raise refusal
+    at = connection.ops.adapt_datetimefield_value
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _INSERT_GRADE,
+            [item, rater.pk, label, cant_judge, comment, seconds, at(now), at(now)],
         )
-    grade = Grade.objects.create(
-        pool_item=item,
+        inserted = cursor.fetchone()
+        if inserted is None:
+            # The same grade sent twice at once: the other request stored it after this one
+            # read the item. Answer as a resend after it would.
+            existing = Grade.objects.get(pool_item_id=item, rater=rater)
+            return _grade_change(existing, locked, rater, label, cant_judge, comment, now)
+        cursor.execute("DELETE FROM annotate_lease WHERE id = %s", [locked.lease_id])
+        if locked.renew_due:
+            # Working keeps the rest of the query leased.
+            until = at(_lease_until(campaign, now))
+            cursor.execute(_RENEW_QUERY_LEASES, [until, rater.pk, locked.query_id])
+    grade = Grade(
+        pk=inserted[0],
+        pool_item_id=item,
         rater=rater,
-        label=label,
+        label_id=label,
         cant_judge=cant_judge,
         comment=comment,
         seconds=seconds,
-    )
-    lease.delete()
-    # Working keeps the rest of the query leased.
-    Lease.objects.filter(rater=rater, pool_item__query_id=item.query_id).update(
-        expires_at=_lease_until(campaign, timezone.now())
+        created_at=now,
+        changed_at=now,
     )
     return GradeOutcome(grade=grade, created=True, changed=False)
 
 
-def _label_for(campaign: Campaign, label_id: int | None, cant_judge: bool) -> Label | None:
-    if cant_judge:
-        return None
-    if label_id is None:
-        raise GradeRefused("Choose a label.")
-    try:
-        return campaign.labels.get(pk=label_id)
-    except (Label.DoesNotExist, ValueError, TypeError):
-        raise GradeRefused("That label is not on this campaign's scale.") from None
+def _no_room(locked: _Locked, rater: AbstractBaseUser, now: datetime) -> GradeRefused | None:
+    """Why a new counted grade must be refused, if it must."""
+    if locked.lease_expired and not _has_capacity(locked, rater, now):
+        # The expired lease is left alone (it no longer counts anywhere), and the raise
+        # rolls the transaction back anyway; a resend gets the same answer.
+        return GradeRefused(
+            "Your time on this item ran out and other raters have graded it since; "
+            "your grade was not needed. Continue with the next item.",
+            status=409,
+        )
+    if locked.counted >= locked.needed:
+        # Only when a manager lowered the number of raters after this lease was given.
+        return GradeRefused("This item already has all the grades it needs.", status=409)
+    return None
 
 
 def _grade_change(
     grade: Grade,
-    item: PoolItem,
+    locked: _Locked,
     rater: AbstractBaseUser,
-    campaign: Campaign,
-    label: Label | None,
+    label_id: int | None,
     cant_judge: bool,
     comment: str,
+    now: datetime,
 ) -> GradeOutcome:
-    if grade.label_id == (label.pk if label else None) and grade.cant_judge == cant_judge:
+    if grade.label_id == label_id and grade.cant_judge == cant_judge:
         if comment and comment != grade.comment:
             grade.comment = comment
             grade.save(update_fields=["comment", "changed_at"])
         return GradeOutcome(grade=grade, created=False, changed=False)
-    if grade.cant_judge and not cant_judge and not _has_capacity(item, rater, campaign):
+    if grade.cant_judge and not cant_judge and not _has_capacity(locked, rater, now):
         raise GradeRefused("This item already has all the grades it needs.", status=409)
     GradeChange.objects.create(
         grade=grade,
-        label=grade.label,
+        label_id=grade.label_id,
         cant_judge=grade.cant_judge,
         comment=grade.comment,
         given_at=grade.changed_at,
     )
-    grade.label = label
+    grade.label_id = label_id
     grade.cant_judge = cant_judge
     grade.comment = comment
     grade.save(update_fields=["label", "cant_judge", "comment", "changed_at"])

@@ -1,0 +1,109 @@
+"""PoolItem.counted, kept by database triggers, equals the item's counted grades after every
+kind of write: the queue's grades, can't-judge, changes both ways, the admin moving a grade,
+bulk inserts, single and bulk deletes, and the cascade when a rater's account is deleted."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.db import connection
+from django.db.models import Count, Q
+
+from annotate.counted import TRIGGERS, triggers_present
+from annotate.models import Grade, PoolItem
+from annotate.services.queue import grade_submit, queue_items
+from tests.annotate.queue_helpers import build_pool, make_raters
+
+
+def assert_counted_exact() -> None:
+    truth = PoolItem.objects.annotate(
+        n=Count("grades", filter=Q(grades__cant_judge=False))
+    ).values_list("pk", "n", "counted")
+    wrong = [(pk, n, counted) for pk, n, counted in truth if n != counted]
+    assert not wrong, f"(item, true count, counted column): {wrong}"
+
+
+@pytest.fixture
+def setup(personas):
+    campaign = personas.campaign
+    campaign.overlap = 3
+    campaign.save()
+    items = build_pool(campaign, queries=2, docs_per_query=3)
+    raters = make_raters(campaign, 3)
+    good = campaign.labels.get(name="Good")
+    bad = campaign.labels.get(name="Bad")
+    return campaign, items, raters, good, bad
+
+
+def test_the_triggers_are_installed(db):
+    assert triggers_present(connection) == set(TRIGGERS)
+
+
+def test_grades_and_cant_judge_through_the_queue(setup):
+    campaign, items, raters, good, _ = setup
+    for i, rater in enumerate(raters):
+        for item in queue_items(rater=rater, campaign=campaign):
+            cant = (item.pk + i) % 3 == 0
+            grade_submit(
+                rater=rater,
+                campaign=campaign,
+                item_id=item.pk,
+                label_id=None if cant else good.pk,
+                cant_judge=cant,
+            )
+    assert Grade.objects.filter(cant_judge=True).exists()
+    assert Grade.objects.filter(cant_judge=False).exists()
+    assert_counted_exact()
+
+
+def test_changes_between_a_label_and_cant_judge(setup):
+    campaign, items, (r0, *_), good, bad = setup
+    item = queue_items(rater=r0, campaign=campaign)[0]
+    grade_submit(rater=r0, campaign=campaign, item_id=item.pk, cant_judge=True)
+    assert PoolItem.objects.get(pk=item.pk).counted == 0
+    grade_submit(rater=r0, campaign=campaign, item_id=item.pk, label_id=good.pk)
+    assert PoolItem.objects.get(pk=item.pk).counted == 1
+    grade_submit(rater=r0, campaign=campaign, item_id=item.pk, label_id=bad.pk)
+    assert PoolItem.objects.get(pk=item.pk).counted == 1
+    grade_submit(rater=r0, campaign=campaign, item_id=item.pk, cant_judge=True)
+    assert PoolItem.objects.get(pk=item.pk).counted == 0
+    assert_counted_exact()
+
+
+def test_writes_outside_the_queue(setup):
+    campaign, items, (r0, r1, r2), good, _ = setup
+    a, b, c = items[:3]
+    Grade.objects.bulk_create(
+        [
+            Grade(pool_item=a, rater=r0, label=good),
+            Grade(pool_item=a, rater=r1, label=good),
+            Grade(pool_item=b, rater=r0, cant_judge=True),
+            Grade(pool_item=c, rater=r2, label=good),
+        ]
+    )
+    assert_counted_exact()
+    moved = Grade.objects.get(pool_item=c, rater=r2)
+    moved.pool_item = b  # an admin edit moving the grade to another item
+    moved.save()
+    assert_counted_exact()
+    Grade.objects.filter(pool_item=b, rater=r0).update(cant_judge=False, label=good)
+    assert_counted_exact()
+    Grade.objects.get(pool_item=a, rater=r0).delete()
+    assert_counted_exact()
+    get_user_model().objects.filter(pk=r1.pk).delete()  # cascades to r1's grades
+    assert_counted_exact()
+    Grade.objects.all().delete()
+    assert_counted_exact()
+    assert set(PoolItem.objects.values_list("counted", flat=True)) == {0}
+
+
+def test_a_second_migrate_keeps_the_triggers_and_the_count(setup):
+    """On SQLite migrate drops the triggers and puts them back with a recount."""
+    campaign, items, (r0, *_), good, _ = setup
+    Grade.objects.create(pool_item=items[0], rater=r0, label=good)
+    call_command("migrate", verbosity=0)
+    assert triggers_present(connection) == set(TRIGGERS)
+    Grade.objects.create(pool_item=items[1], rater=r0, label=good)
+    assert_counted_exact()
+    assert PoolItem.objects.filter(counted=1).count() == 2
