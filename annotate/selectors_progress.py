@@ -120,8 +120,8 @@ def pool_completion(*, campaign: Campaign) -> dict[str, int]:
     """Pool items, and how many have all the counted grades they need."""
     items = PoolItem.objects.filter(campaign=campaign)
     complete = (
+        # PoolItem.counted is kept equal to the item's counted grades by database triggers.
         items.annotate(
-            counted=Count("grades", filter=Q(grades__cant_judge=False)),
             needed=Coalesce(
                 F("raters_needed"), Value(campaign.overlap), output_field=IntegerField()
             ),

@@ -78,8 +78,8 @@ def holding_by_rater(*, campaign: Campaign, now: datetime | None = None) -> dict
 
 def pool_completion(*, campaign: Campaign) -> dict[str, int]:
     """Everything of PoolProgress but the leases: what grades say about the pool."""
+    # PoolItem.counted is kept equal to the item's counted grades by database triggers.
     items = PoolItem.objects.filter(campaign=campaign).annotate(
-        counted=Count("grades", filter=Q(grades__cant_judge=False)),
         needed=Coalesce(F("raters_needed"), Value(campaign.overlap), output_field=IntegerField()),
     )
     row = items.aggregate(
