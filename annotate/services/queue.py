@@ -15,12 +15,12 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotate.models import Campaign, Grade, GradeChange, Lease, PoolItem, Role, Skip
 from annotate.selectors_judge import rater_checked
-from annotate.selectors_queue import open_items, slots_taken
+from annotate.selectors_queue import held_items, open_items, slots_taken
 
 # How long to wait when every open query is being leased by someone else at this instant.
 CONTENDED_WAIT = 0.05
@@ -67,15 +67,11 @@ def queue_items(*, rater: AbstractBaseUser, campaign: Campaign) -> list[PoolItem
     """
     _ensure_rater(campaign, rater)
     now = timezone.now()
-    # The filter and the annotations share one join on the rater's live leases.
-    held = list(
-        PoolItem.objects.filter(leases__rater=rater, leases__expires_at__gt=now, campaign=campaign)
-        .select_related("query", "document")
-        .annotate(lease_expires=F("leases__expires_at"), lease_started=F("leases__created_at"))
-    )
+    renew_before = _renew_after(campaign, now)
+    held, renew_due = held_items(campaign=campaign, rater=rater, now=now, renew_before=renew_before)
     if not held:
         held = _lease_next_query(rater=rater, campaign=campaign, now=now)
-    elif min(item.lease_expires for item in held) < _renew_after(campaign, now):
+    elif renew_due:
         Lease.objects.filter(rater=rater, pool_item__in=held).update(
             expires_at=_lease_until(campaign, now)
         )
