@@ -113,6 +113,9 @@ STORAGES = {
     },
 }
 
+# Database sessions (logout deletes the row), read without the ORM: config/sessions.py.
+SESSION_ENGINE = "config.sessions"
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotate:home"
 LOGOUT_REDIRECT_URL = "login"
