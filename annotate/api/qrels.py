@@ -23,7 +23,7 @@ from annotate.api.formats import CSVRenderer, TrecRenderer, joined, streamed
 from annotate.api.scoping import managed_campaign
 from annotate.api.serializers import ErrorSerializer
 from annotate.models import Campaign, LabelSource
-from annotate.services.aggregation import QrelsTable, aggregate_qrels, source_qrels
+from annotate.services.aggregation import QrelsStream, qrels_stream, source_qrels_stream
 from annotate.services.exports import csv_lines, format_grade, qrels_lines
 
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"", "0", "false", "no", "off"}
@@ -47,7 +47,7 @@ class QrelsSerializer(serializers.Serializer):
     qrels = QrelsLineSerializer(many=True)
 
 
-def qrels_table(*, campaign: Campaign, rule: str | None, source: str | None) -> QrelsTable:
+def qrels_table(*, campaign: Campaign, rule: str | None, source: str | None) -> QrelsStream:
     """The qrels as annotate.services.exports.export_qrels makes them (same errors)."""
     if rule and source:
         raise ValueError("ask for an aggregation rule or a label source, not both")
@@ -57,11 +57,11 @@ def qrels_table(*, campaign: Campaign, rule: str | None, source: str | None) -> 
         except LabelSource.DoesNotExist:
             known = ", ".join(campaign.label_sources.values_list("name", flat=True)) or "none"
             raise ValueError(f"no label source {source!r} (sources: {known})") from None
-        return source_qrels(source=label_source)
-    return aggregate_qrels(campaign=campaign, rule=rule)
+        return source_qrels_stream(source=label_source)
+    return qrels_stream(campaign=campaign, rule=rule)
 
 
-def _json_chunks(campaign: Campaign, table: QrelsTable, *, real: bool, rounding: str):
+def _json_chunks(campaign: Campaign, table: QrelsStream, *, real: bool, rounding: str):
     head = {
         "campaign": campaign.slug,
         "aggregation": table.rule,
@@ -71,18 +71,17 @@ def _json_chunks(campaign: Campaign, table: QrelsTable, *, real: bool, rounding:
         "count": len(table),
     }
     opening = json.dumps(head, ensure_ascii=False)[:-1] + ', "qrels": ['
-    adjudicated = table.adjudicated
 
     def lines() -> Iterator[str]:
         yield opening
-        for i, (qid, docno, grade, n) in enumerate(table.rows()):
+        for i, (qid, docno, grade, n, adjudicated) in enumerate(table.lines()):
             value = float(format_grade(grade, real=real))
             record = {
                 "query": qid,
                 "document": docno,
                 "grade": value,
                 "raters": n,
-                "adjudicated": bool(adjudicated[i]) if adjudicated is not None else False,
+                "adjudicated": adjudicated,
             }
             yield ("" if i == 0 else ",") + json.dumps(record, ensure_ascii=False)
         yield "]}"
@@ -90,11 +89,9 @@ def _json_chunks(campaign: Campaign, table: QrelsTable, *, real: bool, rounding:
     return joined(lines())
 
 
-def _csv_rows(table: QrelsTable, *, real: bool) -> Iterator[tuple]:
-    adjudicated = table.adjudicated
-    for i, (qid, docno, grade, n) in enumerate(table.rows()):
-        flag = bool(adjudicated[i]) if adjudicated is not None else False
-        yield (qid, docno, format_grade(grade, real=real), n, flag)
+def _csv_rows(table: QrelsStream, *, real: bool) -> Iterator[tuple]:
+    for qid, docno, grade, n, adjudicated in table.lines():
+        yield (qid, docno, format_grade(grade, real=real), n, adjudicated)
 
 
 class QrelsView(APIView):

@@ -15,15 +15,24 @@ Adjudication: a manager may settle a pair by hand (annotate.services.adjudicatio
 overrides the aggregate of that pair (its `grade` is replaced, its `n` kept; a ruled pair with no
 counted grade gets a line with n = 0), here in one place, before any caller sees it; the table's
 `adjudicated` column marks those pairs.
+
+Two forms of the same qrels: ``aggregate_qrels`` gives numpy columns (the metrics engine needs
+every line at once anyway), ``qrels_stream`` gives the lines one by one for exports, reading the
+grades in the output's order and aggregating a few thousand at a time, so an export holds the
+same memory for a thousand grades as for ten million. Both run the same kernels (``aggregate``
+and the ruling merge), so a rule cannot mean one thing in a report and another in a file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
-from django.db.models import Q, QuerySet
+from django.db import connections
+from django.db.models import Count, Exists, F, FilteredRelation, OuterRef, Q, QuerySet
+from django.db.models.functions import Collate
 
 from annotate.models import (
     Adjudication,
@@ -32,6 +41,7 @@ from annotate.models import (
     Document,
     Grade,
     LabelSource,
+    PoolItem,
     SourceLabel,
 )
 from annotate.services.adjudication import adjudication_rows, apply_adjudications
@@ -87,10 +97,52 @@ class QrelsTable:
     @property
     def note(self) -> str:
         settled = 0 if self.adjudicated is None else int(self.adjudicated.sum())
-        if not settled:
-            return rule_note(self.rule)
-        pairs = "pair" if settled == 1 else "pairs"
-        return f"{rule_note(self.rule)}; {settled} {pairs} settled by a manager (the ruling wins)"
+        return _settled_note(self.rule, settled)
+
+
+def _settled_note(rule: str, settled: int) -> str:
+    if not settled:
+        return rule_note(rule)
+    pairs = "pair" if settled == 1 else "pairs"
+    return f"{rule_note(rule)}; {settled} {pairs} settled by a manager (the ruling wins)"
+
+
+class QrelsLine(NamedTuple):
+    query: str  # external ids
+    document: str
+    grade: float
+    n: int  # counted grades behind the label (1 for an imported label)
+    adjudicated: bool  # a manager's ruling gave the grade
+
+
+@dataclass(frozen=True)
+class QrelsStream:
+    """Qrels as lines read on demand, in QrelsTable's order (query then document external id,
+    byte order), for exports. `count` (lines) and `settled` (ruled lines) are counted before
+    any line is read, so a header can state them; each ``lines()`` call reads the database
+    afresh."""
+
+    rule: str
+    count: int
+    settled: int
+    read: Callable[[], Iterator[QrelsLine]]
+    source: str | None = None
+
+    def __len__(self) -> int:
+        return self.count
+
+    def lines(self) -> Iterator[QrelsLine]:
+        return self.read()
+
+    def rows(self) -> Iterator[tuple[str, str, float, int]]:
+        """(query external id, document external id, grade, number of grades), as
+        QrelsTable.rows."""
+        for line in self.read():
+            yield line[:4]
+
+    @property
+    def note(self) -> str:
+        return _settled_note(self.rule, self.settled)
 
 
 def aggregate(
@@ -130,11 +182,16 @@ def _majority(item: np.ndarray, grade: np.ndarray) -> np.ndarray:
     return run_grade[best][first]
 
 
-def aggregate_qrels(*, campaign: Campaign, rule: str | None = None) -> QrelsTable:
-    """The campaign's qrels from its raters' grades, by `rule` (default: the campaign's)."""
+def _checked_rule(campaign: Campaign, rule: str | None) -> str:
     rule = rule or campaign.aggregation
     if rule not in RULE_NOTES or rule == SOURCE_RULE:
         raise ValueError(f"unknown aggregation rule {rule!r}: use mean, median or majority")
+    return rule
+
+
+def aggregate_qrels(*, campaign: Campaign, rule: str | None = None) -> QrelsTable:
+    """The campaign's qrels from its raters' grades, by `rule` (default: the campaign's)."""
+    rule = _checked_rule(campaign, rule)
     graded = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False)
     rows = np.fromiter(
         graded.values_list(
@@ -229,3 +286,111 @@ def _sorted_table(**columns) -> QrelsTable:
     )
     fixed = {k: v[order] if isinstance(v, np.ndarray) else v for k, v in columns.items()}
     return QrelsTable(**fixed)
+
+
+# Streamed qrels --------------------------------------------------------------------------------
+
+
+def qrels_stream(*, campaign: Campaign, rule: str | None = None) -> QrelsStream:
+    """The campaign's qrels as aggregate_qrels makes them (same lines, grades, order and
+    errors), read and aggregated a batch of pool items at a time."""
+    rule = _checked_rule(campaign, rule)
+    items = PoolItem.objects.filter(campaign=campaign)
+    counted = Grade.objects.filter(pool_item=OuterRef("pk"), cant_judge=False)
+    # One statement, so the two figures agree with each other: a line is a pair with a
+    # counted grade or a ruling, and every ruling gives a line.
+    totals = items.aggregate(
+        lines=Count("pk", filter=Q(Exists(counted)) | Q(adjudication__isnull=False)),
+        settled=Count("adjudication"),
+    )
+    # Every pool item, its counted grades joined on (none: one row with a NULL grade) and its
+    # ruling's grade: the rulings travel in the same ordered read as the grades.
+    rows = (
+        items.annotate(
+            counted_grade=FilteredRelation("grades", condition=Q(grades__cant_judge=False)),
+            q_ext=_byte_order("query__external_id", items.db),
+            d_ext=_byte_order("document__external_id", items.db),
+        )
+        .order_by("q_ext", "d_ext")
+        .values_list(
+            "q_ext", "d_ext", "pk", "counted_grade__label__grade", "adjudication__label__grade"
+        )
+    )
+
+    def read() -> Iterator[QrelsLine]:
+        return aggregated_lines(rows.iterator(chunk_size=_CHUNK), rule, batch=_CHUNK)
+
+    return QrelsStream(rule=rule, count=totals["lines"], settled=totals["settled"], read=read)
+
+
+def source_qrels_stream(*, source: LabelSource) -> QrelsStream:
+    """An imported label source's qrels as source_qrels makes them, read line by line."""
+    labels = SourceLabel.objects.filter(source=source)
+    rows = (
+        labels.annotate(
+            q_ext=_byte_order("query__external_id", labels.db),
+            d_ext=_byte_order("document__external_id", labels.db),
+        )
+        .order_by("q_ext", "d_ext")
+        .values_list("q_ext", "d_ext", "grade")
+    )
+
+    def read() -> Iterator[QrelsLine]:
+        for q, d, g in rows.iterator(chunk_size=_CHUNK):
+            yield QrelsLine(q, d, float(g), 1, False)
+
+    return QrelsStream(
+        rule=SOURCE_RULE, count=labels.count(), settled=0, read=read, source=source.name
+    )
+
+
+def _byte_order(field: str, db: str) -> F | Collate:
+    """`field` compared byte by byte, the order numpy gives QrelsTable. SQLite compares text
+    that way already (BINARY); PostgreSQL follows the database's collation unless told "C"."""
+    return Collate(field, "C") if connections[db].vendor == "postgresql" else F(field)
+
+
+def aggregated_lines(
+    rows: Iterable[tuple[str, str, int, float | None, float | None]],
+    rule: str,
+    *,
+    batch: int = _CHUNK,
+) -> Iterator[QrelsLine]:
+    """The qrels lines of `rows`, one per pool item with a counted grade or a ruling, in the
+    rows' order. A row is (query external id, document external id, pool item, counted grade or
+    None, the item's ruling or None); an item's rows must be adjacent. Rows are consumed about
+    `batch` at a time (never splitting an item), so memory does not grow with the input."""
+    pending: list[tuple] = []
+    for row in rows:
+        if len(pending) >= batch and row[2] != pending[-1][2]:
+            yield from _batch_lines(pending, rule)
+            pending = []
+        pending.append(row)
+    if pending:
+        yield from _batch_lines(pending, rule)
+
+
+def _batch_lines(rows: list[tuple], rule: str) -> Iterator[QrelsLine]:
+    """The lines of whole items, by the same kernels as aggregate_qrels: ``aggregate`` for the
+    grades, then the ruling wins (n kept; n = 0 if no counted grade)."""
+    q_ext, d_ext, item_col, grade_col, ruling_col = zip(*rows, strict=True)
+    item = np.fromiter(item_col, dtype=np.int64, count=len(rows))
+    # None (no counted grade, no ruling) becomes NaN; a label's grade is never NULL.
+    grade = np.array(grade_col, dtype=np.float64)
+    ruling = np.array(ruling_col, dtype=np.float64)
+    counted = ~np.isnan(grade)
+    items, values, counts = aggregate(item[counted], grade[counted], rule)
+    starts = np.flatnonzero(np.r_[True, item[1:] != item[:-1]])
+    first = item[starts]
+    pos = np.searchsorted(items, first)
+    graded = pos < items.size
+    graded[graded] = items[pos[graded]] == first[graded]
+    label = np.full(first.size, np.nan)
+    label[graded] = values[pos[graded]]
+    n = np.zeros(first.size, dtype=np.int64)
+    n[graded] = counts[pos[graded]]
+    ruled = ~np.isnan(ruling[starts])
+    label[ruled] = ruling[starts][ruled]
+    for i in np.flatnonzero(graded | ruled).tolist():
+        at = int(starts[i])
+        yield QrelsLine(q_ext[at], d_ext[at], float(label[i]), int(n[i]), bool(ruled[i]))

@@ -2,8 +2,8 @@
 verdicts as CSV or JSONL.
 
 Everything is produced by generators of text chunks, so the web streams it and a command writes
-it as it comes: a million rows never sit in memory as rows (aggregation itself holds compact
-numpy columns, one entry per pair, since it must group the grades).
+it as it comes: a million rows never sit in memory as rows, and qrels are aggregated as the
+grades are read in the lines' order (annotate.services.aggregation.qrels_stream).
 
 A qrels body has no comment line, because trec_eval does not accept one: the rule that made the
 labels travels beside it (the HTTP headers and the file name on the web, standard error for
@@ -24,7 +24,7 @@ from django.db.models import CharField, Value
 from django.utils.text import slugify
 
 from annotate.models import Campaign, Grade, LabelSource, Verdict
-from annotate.services.aggregation import QrelsTable, aggregate_qrels, source_qrels
+from annotate.services.aggregation import QrelsStream, qrels_stream, source_qrels_stream
 
 FORMATS = ("csv", "jsonl")
 _CHUNK = 5000
@@ -88,7 +88,7 @@ def format_grade(value: float, *, real: bool) -> str:
     return format_real(value) if real else str(round_half_up(value))
 
 
-def qrels_lines(table: QrelsTable, *, real: bool = False) -> Iterator[str]:
+def qrels_lines(table: QrelsStream, *, real: bool = False) -> Iterator[str]:
     """TREC qrels lines, `qid 0 docno grade`."""
     for qid, docno, grade, _ in table.rows():
         yield f"{qid} 0 {docno} {format_grade(grade, real=real)}\n"
@@ -112,10 +112,10 @@ def export_qrels(
         except LabelSource.DoesNotExist:
             known = ", ".join(campaign.label_sources.values_list("name", flat=True)) or "none"
             raise ValueError(f"no label source {source_name!r} (sources: {known})") from None
-        table = source_qrels(source=source)
+        table = source_qrels_stream(source=source)
         stem = f"source-{slugify(source_name) or source.pk}"
     else:
-        table = aggregate_qrels(campaign=campaign, rule=rule)
+        table = qrels_stream(campaign=campaign, rule=rule)
         stem = table.rule
     rounding = "real grades" if real else "whole grades, rounded half up"
     headers = {

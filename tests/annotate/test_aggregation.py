@@ -8,7 +8,14 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from annotate.models import Aggregation, LabelSource, SourceLabel
-from annotate.services.aggregation import aggregate, aggregate_qrels, rule_note, source_qrels
+from annotate.services.aggregation import (
+    aggregate,
+    aggregate_qrels,
+    qrels_stream,
+    rule_note,
+    source_qrels,
+    source_qrels_stream,
+)
 from tests.annotate.judgment_data import document, grade, pool_item, query
 
 NAMES = {3: "Good", 2: "Fair", 1: "Bad", None: None}
@@ -41,13 +48,20 @@ def judged(personas, raters):
     return c
 
 
-def table(campaign, rule):
-    qrels = aggregate_qrels(campaign=campaign, rule=rule)
+@pytest.fixture(params=[aggregate_qrels, qrels_stream], ids=["columns", "stream"])
+def make(request):
+    """Both forms of the qrels (numpy columns for reports, streamed lines for exports) must
+    give the hand-computed lines."""
+    return request.param
+
+
+def table(make, campaign, rule):
+    qrels = make(campaign=campaign, rule=rule)
     return {(q, d): (round(g, 12), n) for q, d, g, n in qrels.rows()}
 
 
-def test_mean(judged):
-    assert table(judged, "mean") == {
+def test_mean(judged, make):
+    assert table(make, judged, "mean") == {
         ("q1", "d1"): (2.5, 2),
         ("q1", "d2"): (round(5 / 3, 12), 3),
         ("q1", "d3"): (2.25, 4),
@@ -56,8 +70,8 @@ def test_mean(judged):
     }
 
 
-def test_median_takes_the_mean_of_the_two_middle_grades_for_an_even_count(judged):
-    assert table(judged, "median") == {
+def test_median_takes_the_mean_of_the_two_middle_grades_for_an_even_count(judged, make):
+    assert table(make, judged, "median") == {
         ("q1", "d1"): (2.5, 2),
         ("q1", "d2"): (1.0, 3),
         ("q1", "d3"): (2.5, 4),
@@ -66,8 +80,8 @@ def test_median_takes_the_mean_of_the_two_middle_grades_for_an_even_count(judged
     }
 
 
-def test_majority_breaks_ties_toward_the_lower_grade(judged):
-    assert table(judged, "majority") == {
+def test_majority_breaks_ties_toward_the_lower_grade(judged, make):
+    assert table(make, judged, "majority") == {
         ("q1", "d1"): (2.0, 2),
         ("q1", "d2"): (1.0, 3),
         ("q1", "d3"): (3.0, 4),
@@ -76,26 +90,26 @@ def test_majority_breaks_ties_toward_the_lower_grade(judged):
     }
 
 
-def test_the_campaigns_rule_is_the_default(judged):
+def test_the_campaigns_rule_is_the_default(judged, make):
     judged.aggregation = Aggregation.MAJORITY
     judged.save()
-    qrels = aggregate_qrels(campaign=judged)
+    qrels = make(campaign=judged)
     assert qrels.rule == "majority"
-    assert table(judged, None) == table(judged, "majority")
+    assert table(make, judged, None) == table(make, judged, "majority")
 
 
-def test_it_refuses_an_unknown_rule(judged):
+def test_it_refuses_an_unknown_rule(judged, make):
     with pytest.raises(ValueError, match="unknown aggregation rule 'mode'"):
-        aggregate_qrels(campaign=judged, rule="mode")
+        make(campaign=judged, rule="mode")
     with pytest.raises(ValueError, match="unknown aggregation rule"):
-        aggregate_qrels(campaign=judged, rule="source")
+        make(campaign=judged, rule="source")
 
 
-def test_rows_come_sorted_by_query_then_document_in_byte_order(personas, raters):
+def test_rows_come_sorted_by_query_then_document_in_byte_order(personas, raters, make):
     c = personas.campaign
     for qid, did in [("q2", "a"), ("q1", "é"), ("q1", "b"), ("q1", "B"), ("Q9", "z")]:
         judge(c, raters, qid, did, [2])
-    rows = [(q, d) for q, d, _, _ in aggregate_qrels(campaign=c, rule="mean").rows()]
+    rows = [(q, d) for q, d, _, _ in make(campaign=c, rule="mean").rows()]
     assert rows == [("Q9", "z"), ("q1", "B"), ("q1", "b"), ("q1", "é"), ("q2", "a")]
 
 
@@ -106,8 +120,8 @@ def test_internal_ids_line_up_with_external_ids(judged):
     assert qrels.document_id[i] == document(judged, "d4").pk
 
 
-def test_a_campaign_without_grades_has_empty_qrels(personas):
-    qrels = aggregate_qrels(campaign=personas.campaign, rule="median")
+def test_a_campaign_without_grades_has_empty_qrels(personas, make):
+    qrels = make(campaign=personas.campaign, rule="median")
     assert len(qrels) == 0
     assert list(qrels.rows()) == []
 
@@ -131,7 +145,8 @@ def test_the_kernel_on_arrays(rule, expected):
     assert counts.tolist() == [1, 3]
 
 
-def test_source_qrels_are_the_imported_labels(personas):
+@pytest.mark.parametrize("make_source", [source_qrels, source_qrels_stream])
+def test_source_qrels_are_the_imported_labels(personas, make_source):
     c = personas.campaign
     source = LabelSource.objects.create(campaign=c, name="team-x")
     for qid, did, g in [("q2", "d1", 0.0), ("q1", "d2", -1.0), ("q1", "d1", 2.5)]:
@@ -142,8 +157,8 @@ def test_source_qrels_are_the_imported_labels(personas):
     SourceLabel.objects.create(
         source=other, query=query(c, "q1"), document=document(c, "d9"), grade=3
     )
-    qrels = source_qrels(source=source)
-    assert (qrels.rule, qrels.source) == ("source", "team-x")
+    qrels = make_source(source=source)
+    assert (qrels.rule, qrels.source, len(qrels)) == ("source", "team-x", 3)
     assert list(qrels.rows()) == [
         ("q1", "d1", 2.5, 1),
         ("q1", "d2", -1.0, 1),

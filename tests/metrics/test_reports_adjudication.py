@@ -15,7 +15,7 @@ from annotate.services.adjudication import (
     adjudication_set,
     apply_adjudications,
 )
-from annotate.services.aggregation import aggregate_qrels
+from annotate.services.aggregation import aggregate_qrels, qrels_stream
 from annotate.services.exports import export_qrels
 from tests.annotate.judgment_data import grade, pool_item
 
@@ -53,11 +53,18 @@ def rule(campaign, manager, qid, did, label_name, note=""):
 
 
 def table(campaign, rule_name):
+    """The qrels with their adjudicated flags; the streamed form (exports) must agree line for
+    line with the columns (reports), and say as many lines and rulings up front."""
     qrels = aggregate_qrels(campaign=campaign, rule=rule_name)
-    return {
-        (q, d): (round(g, 12), n, bool(a))
+    got = [
+        (q, d, round(g, 12), n, bool(a))
         for (q, d, g, n), a in zip(qrels.rows(), qrels.adjudicated, strict=True)
-    }
+    ]
+    streamed = qrels_stream(campaign=campaign, rule=rule_name)
+    assert [(q, d, round(g, 12), n, a) for q, d, g, n, a in streamed.lines()] == got
+    assert (streamed.count, streamed.settled) == (len(got), sum(a for *_, a in got))
+    assert streamed.note == qrels.note
+    return {(q, d): (g, n, a) for q, d, g, n, a in got}
 
 
 @pytest.mark.parametrize(("rule_name", "d2"), [("mean", 2.5), ("median", 2.5), ("majority", 2.0)])
