@@ -87,9 +87,10 @@ def build(*, queries: int, docs: int, raters: int, seed: int):
         dids = dict(campaign.documents.values_list("external_id", "pk"))
         insert_rows(
             PoolItem,
-            ["campaign_id", "query_id", "document_id", "origin", "created_at"],
+            # counted: the grade triggers keep it (annotate.counted); COPY skips the default.
+            ["campaign_id", "query_id", "document_id", "origin", "created_at", "counted"],
             (
-                (campaign.pk, qids[f"q{q:05d}"], dids[f"q{q:05d}-d{d:02d}"], "pooling", now)
+                (campaign.pk, qids[f"q{q:05d}"], dids[f"q{q:05d}-d{d:02d}"], "pooling", now, 0)
                 for q in range(queries)
                 for d in range(docs)
             ),
