@@ -19,8 +19,10 @@ counted grade gets a line with n = 0), here in one place, before any caller sees
 Two forms of the same qrels: ``aggregate_qrels`` gives numpy columns (the metrics engine needs
 every line at once anyway), ``qrels_stream`` gives the lines one by one for exports, reading the
 grades in the output's order and aggregating a few thousand at a time, so an export holds the
-same memory for a thousand grades as for ten million. Both run the same kernels (``aggregate``
-and the ruling merge), so a rule cannot mean one thing in a report and another in a file.
+same memory for a thousand grades as for ten million. Both run the same kernel, ``aggregate``,
+so a rule cannot mean one thing in a report and another in a file; the ruling merge is
+written twice (``apply_adjudications`` on whole columns, ``_batch_lines`` per batch) and the
+tests hold the two forms equal line for line.
 """
 
 from __future__ import annotations
@@ -383,8 +385,8 @@ def aggregated_lines(
 
 
 def _batch_lines(rows: list[tuple], rule: str) -> Iterator[QrelsLine]:
-    """The lines of whole items, by the same kernels as aggregate_qrels: ``aggregate`` for the
-    grades, then the ruling wins (n kept; n = 0 if no counted grade)."""
+    """The lines of whole items: ``aggregate`` (aggregate_qrels' kernel) for the grades, then
+    the ruling wins as in ``apply_adjudications`` (n kept; n = 0 if no counted grade)."""
     q_ext, d_ext, item_col, grade_col, ruling_col = zip(*rows, strict=True)
     item = np.fromiter(item_col, dtype=np.int64, count=len(rows))
     # None (no counted grade, no ruling) becomes NaN; a label's grade is never NULL.
