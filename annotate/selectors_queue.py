@@ -10,6 +10,7 @@ from django.db.models import (
     Count,
     Exists,
     F,
+    Func,
     IntegerField,
     OuterRef,
     Q,
@@ -33,11 +34,11 @@ def open_items(*, campaign: Campaign, rater: AbstractBaseUser, now: datetime) ->
     per-item subquery; nothing aggregates the whole pool.
     """
     mine = Q(rater=rater, pool_item=OuterRef("pk"))
+    # A plain COUNT, not Count(): no GROUP BY in a subquery evaluated for every item walked.
     live_leases = (
         Lease.objects.filter(pool_item=OuterRef("pk"), expires_at__gt=now)
         .order_by()
-        .values("pool_item")
-        .annotate(n=Count("pk"))
+        .annotate(n=Func(F("pk"), function="COUNT"))
         .values("n")
     )
     return (
@@ -51,7 +52,7 @@ def open_items(*, campaign: Campaign, rater: AbstractBaseUser, now: datetime) ->
         .exclude(Exists(Grade.objects.filter(mine)))
         .exclude(Exists(Skip.objects.filter(mine)))
         .exclude(Exists(Lease.objects.filter(mine, expires_at__gt=now)))
-        .alias(leased=Coalesce(Subquery(live_leases), 0))
+        .alias(leased=Subquery(live_leases, output_field=IntegerField()))
         .filter(counted__lt=F("needed") - F("leased"))
     )
 

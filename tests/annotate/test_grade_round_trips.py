@@ -52,6 +52,7 @@ def test_a_steady_state_grade_takes_nine_round_trips_and_asks_membership_once(pe
     assert answer.status_code == 200 and answer.json()["result"] == "created"
     sql = [query["sql"] for query in captured.captured_queries]
     assert len(sql) <= STEADY_STATE_ROUND_TRIPS, "\n".join(sql)
+    assert any("LEFT JOIN annotate_grade" in statement for statement in sql)  # the lock
     assert sum("annotate_membership" in statement for statement in sql) == 1
     assert not any(statement.lstrip().startswith("UPDATE") for statement in sql)  # no renewal
 
