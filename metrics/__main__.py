@@ -17,7 +17,7 @@ _POLARS_DEFAULT = "dirty_decay_ms:500,muzzy_decay_ms:1000"
 if os.environ.get("_RJEM_MALLOC_CONF", "") in ("", _POLARS_DEFAULT):
     os.environ["_RJEM_MALLOC_CONF"] = "dirty_decay_ms:0,muzzy_decay_ms:0"
 
-from metrics.cli import main  # after the allocator setting
+from metrics.cli import main  # noqa: E402 (after the allocator setting and gc)
 
 
 def _exit_now(code: int) -> None:
