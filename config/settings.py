@@ -1,8 +1,8 @@
 """Settings for the relevance-judgment project.
 
 Everything that differs between a laptop and production comes from the environment:
-DATABASE_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS. With nothing set the
-project runs in DEBUG on a SQLite file in the project folder.
+DATABASE_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS, THROTTLE_CACHE_URL. With
+nothing set the project runs in DEBUG on a SQLite file in the project folder.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_database, env_int, env_list, env_origins
+from config.env import env_bool, env_cache, env_database, env_int, env_list, env_origins
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -89,6 +89,13 @@ if os.environ.get("TEST_DATABASE_NAME"):
     DATABASES["default"]["TEST"] = {"NAME": os.environ["TEST_DATABASE_NAME"]}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    # API throttle counters (annotate.api.throttling). They must be shared by every worker
+    # process, or a client gets its limit once per worker: a file cache under var/ by default.
+    "throttle": env_cache("THROTTLE_CACHE_URL", BASE_DIR / "var" / "throttle"),
+}
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -143,8 +150,9 @@ REST_FRAMEWORK = {
     ],
     "EXCEPTION_HANDLER": "annotate.api.errors.api_exception_handler",
     # Anonymous callers and scripts with a token; the browser's session is not throttled.
+    # Both count in the shared "throttle" cache, not the per-process default one.
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
+        "annotate.api.throttling.AnonThrottle",
         "annotate.api.throttling.TokenRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {

@@ -23,6 +23,31 @@ def pytest_configure(config):
 
     # Hashing is deliberately slow; tests create many users and only need it correct.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # API throttle counters in this process's memory, not in the project's var/ directory that
+    # a running server and other test runs share; emptied before each test (below).
+    settings.CACHES = {
+        **settings.CACHES,
+        "throttle": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "throttle-tests",
+        },
+    }
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    """No test may hit a throttle limit that an earlier one filled, nor read a cached result
+    keyed on ids that a rolled-back earlier test used too."""
+    from django.core.cache import caches
+    from django.core.cache.backends.locmem import LocMemCache
+
+    # Fails loudly if the cache handler read CACHES before pytest_configure could swap it.
+    assert isinstance(caches["throttle"], LocMemCache), type(caches["throttle"])
+    for alias in ("default", "throttle"):
+        caches[alias].clear()
+    yield
+    for alias in ("default", "throttle"):
+        caches[alias].clear()
 
 
 def pytest_collection_modifyitems(config, items):

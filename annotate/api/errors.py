@@ -22,9 +22,9 @@ from rest_framework.exceptions import (
 )
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import exception_handler
 
+from annotate.api.throttling import AnonThrottle
 from annotate.services.imports import ImportFailed
 from annotate.services.queue import GradeRefused
 from annotate.services.sxs import ComparisonRefused
@@ -106,7 +106,7 @@ def _throttled_or(exc: Exception, context: dict) -> Exception:
     request, view = context.get("request"), context.get("view")
     if request is None or view is None:
         return exc
-    throttle = AnonRateThrottle()
+    throttle = AnonThrottle()
     if throttle.allow_request(request, view):
         return exc
     return Throttled(wait=throttle.wait())

@@ -1,26 +1,17 @@
-"""Fixtures of the API tests: a client per persona, a campaign with data in it, and a clean
-throttle cache per test (throttling counts in the cache; tests must never hit a limit that an
-earlier test filled)."""
+"""Fixtures of the API tests: a client per persona and a campaign with data in it. (The caches
+are emptied before every test by tests/conftest.py.)"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import pytest
-from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from annotate.models import Comparison, Grade, PoolItem, Run
 from annotate.services.campaigns import membership_set
 from tests.annotate.judgment_data import grade, make_run, pool_item
 from tests.annotate.sxs_helpers import make_comparison
-
-
-@pytest.fixture(autouse=True)
-def _fresh_throttle_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def api_client_for(personas, name: str) -> APIClient:
