@@ -161,6 +161,9 @@ REST_FRAMEWORK = {
     },
 }
 
+# knox's default, written out because a migration that points at knox's swappable token model
+# (annotate 0008, the tokens' names) reads it from the settings.
+KNOX_TOKEN_MODEL = "knox.AuthToken"
 REST_KNOX = {
     # The web page lets a user choose a shorter or longer life (annotate.views.tokens).
     "TOKEN_TTL": timedelta(days=90),

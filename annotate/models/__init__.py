@@ -10,6 +10,7 @@ from annotate.models.queue import Lease
 from annotate.models.runs import Run, RunEntry, System
 from annotate.models.sxs import Comparison, ComparisonUnit, Side, SxsTask, Verdict, VerdictValue
 from annotate.models.sxs_queue import TaskLease, VerdictChange
+from annotate.models.tokens import TokenName
 
 __all__ = [
     "Adjudication",
@@ -39,6 +40,7 @@ __all__ = [
     "SxsTask",
     "System",
     "TaskLease",
+    "TokenName",
     "Verdict",
     "VerdictChange",
     "VerdictValue",

@@ -1,5 +1,5 @@
-"""The user's API token page: list, create (the token is shown once, in the answer to the
-POST that made it, and stored nowhere), revoke."""
+"""The user's API token page: list, create with a name (the token is shown once, in the answer
+to the POST that made it, and stored nowhere), revoke."""
 
 from __future__ import annotations
 
@@ -11,10 +11,16 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
+from annotate.models.tokens import TOKEN_NAME_MAX_LENGTH
 from annotate.tokens import LIFETIMES, TokenRefused, token_create, token_revoke, tokens_of
 
 
 class TokenForm(forms.Form):
+    name = forms.CharField(
+        max_length=TOKEN_NAME_MAX_LENGTH,
+        help_text="What uses it, so you can tell your tokens apart: CI, notebook…",
+        error_messages={"required": "Give the token a name, e.g. CI or notebook."},
+    )
     days = forms.TypedChoiceField(
         choices=[(d, f"{d} days") for d in LIFETIMES], coerce=int, label="Expires after"
     )
@@ -25,16 +31,28 @@ class TokenForm(forms.Form):
 @require_http_methods(["GET", "POST"])
 def tokens(request: HttpRequest) -> HttpResponse:
     form = TokenForm(request.POST or None)
-    new_token = None
+    new_token = new_name = None
     status = 200
     if request.method == "POST":
         if form.is_valid():
             try:
-                _, new_token = token_create(user=request.user, days=form.cleaned_data["days"])
+                _, new_token = token_create(
+                    user=request.user,
+                    name=form.cleaned_data["name"],
+                    days=form.cleaned_data["days"],
+                )
             except TokenRefused as exc:
-                form.add_error(None, str(exc))
+                form.add_error(exc.field, str(exc))
+            else:
+                new_name = form.cleaned_data["name"]
+                form = TokenForm()  # the next token needs a name of its own
         status = 201 if new_token else 400
-    context = {"form": form, "tokens": tokens_of(request.user), "new_token": new_token}
+    context = {
+        "form": form,
+        "tokens": tokens_of(request.user),
+        "new_token": new_token,
+        "new_name": new_name,
+    }
     return render(request, "annotate/tokens.html", context, status=status)
 
 
