@@ -99,19 +99,19 @@ def _lease_next_query(
     another rater is locking right now. Only when every open query was contended does it wait
     briefly and look again, so "all done" is never said while items are merely busy."""
     for round_ in range(CONTENDED_ROUNDS):
-        tried: set[int] = set()
+        after: int | None = None
         contended = False
         while True:
-            first = (
-                open_items(campaign=campaign, rater=rater, now=now)
-                .exclude(query_id__in=tried)
-                .order_by("query_id")
-                .values_list("query_id", flat=True)
-                .first()
-            )
+            # Past a contended query the walk goes on from there, not from the pool's start:
+            # when many raters lease at once (a class starting together) every one of them
+            # would otherwise walk the whole filled and leased front of the pool again.
+            candidates = open_items(campaign=campaign, rater=rater, now=now)
+            if after is not None:
+                candidates = candidates.filter(query_id__gt=after)
+            first = candidates.order_by("query_id").values_list("query_id", flat=True).first()
             if first is None:
                 break
-            tried.add(first)
+            after = first
             leased, skipped = _lease_query(rater=rater, campaign=campaign, query_id=first, now=now)
             if leased:
                 return leased
