@@ -20,7 +20,16 @@ from django.utils import timezone
 
 from annotate.models import Campaign, Grade, GradeChange, Lease, PoolItem, Role, Skip
 from annotate.selectors_judge import rater_checked
-from annotate.selectors_queue import held_items, open_items, slots_taken
+from annotate.selectors_queue import (
+    ITEM_COLUMNS,
+    aware,
+    first_open_query,
+    held_items,
+    item_from_row,
+    open_item_ids,
+    open_items,
+    slots_taken,
+)
 
 # How long to wait when every open query is being leased by someone else at this instant.
 CONTENDED_WAIT = 0.05
@@ -105,10 +114,7 @@ def _lease_next_query(
             # Past a contended query the walk goes on from there, not from the pool's start:
             # when many raters lease at once (a class starting together) every one of them
             # would otherwise walk the whole filled and leased front of the pool again.
-            candidates = open_items(campaign=campaign, rater=rater, now=now)
-            if after is not None:
-                candidates = candidates.filter(query_id__gt=after)
-            first = candidates.order_by("query_id").values_list("query_id", flat=True).first()
+            first = first_open_query(campaign=campaign, rater=rater, now=now, after=after)
             if first is None:
                 break
             after = first
@@ -123,35 +129,58 @@ def _lease_next_query(
     return []
 
 
+_LOCK_FOR_LEASE = f"""
+SELECT {ITEM_COLUMNS}
+FROM annotate_poolitem p
+INNER JOIN annotate_query q ON q.id = p.query_id
+INNER JOIN annotate_document d ON d.id = p.document_id
+WHERE p.id IN ({{marks}})
+"""
+
+
 @transaction.atomic
 def _lease_query(
     *, rater: AbstractBaseUser, campaign: Campaign, query_id: int, now: datetime
 ) -> tuple[list[PoolItem], bool]:
-    """The items leased on the query, and whether some rows were skipped because another
-    rater was locking them."""
-    ids = list(
-        open_items(campaign=campaign, rater=rater, now=now)
-        .filter(query_id=query_id)
-        .values_list("pk", flat=True)
-    )
+    """The items leased on the query (each with `lease_started`), and whether some rows were
+    skipped because another rater was locking them."""
+    ids = open_item_ids(campaign=campaign, rater=rater, now=now, query_id=query_id)
+    if not ids:
+        return [], False
     # Lock the rows, skipping those another rater is leasing at this very moment; then
     # recount under the lock, since the first read may already be stale.
-    locked = list(
-        PoolItem.objects.select_for_update(skip_locked=True, of=("self",))
-        .filter(pk__in=ids)
-        .select_related("query", "document")
-    )
+    sql = _LOCK_FOR_LEASE.format(marks=", ".join(["%s"] * len(ids)))
+    if connection.features.has_select_for_update_skip_locked:
+        sql += " FOR UPDATE OF p SKIP LOCKED"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, ids)
+        locked = [item_from_row(campaign, row) for row in cursor.fetchall()]
     taken = slots_taken({item.pk: item.counted for item in locked}, now=now, exclude_rater=rater)
-    overlap = campaign.overlap
-    free = [item for item in locked if taken[item.pk] < (item.raters_needed or overlap)]
-    expires = _lease_until(campaign, now)
-    Lease.objects.bulk_create(
-        [Lease(pool_item=item, rater=rater, expires_at=expires) for item in free],
-        update_conflicts=True,
-        unique_fields=["pool_item", "rater"],
-        update_fields=["expires_at"],
-    )
+    free = [item for item in locked if taken[item.pk] < (item.raters_needed or campaign.overlap)]
+    if free:
+        _leases_upsert(free, rater=rater, campaign=campaign, now=now)
     return free, len(locked) < len(ids)
+
+
+def _leases_upsert(
+    items: list[PoolItem], *, rater: AbstractBaseUser, campaign: Campaign, now: datetime
+) -> None:
+    """Lease the items (a lease that expired is taken again, keeping its start), and set each
+    item's `lease_started` from what the database holds."""
+    at = connection.ops.adapt_datetimefield_value
+    expires, created = at(_lease_until(campaign, now)), at(now)
+    rows = ", ".join(["(%s, %s, %s, %s)"] * len(items))
+    sql = (
+        f"INSERT INTO annotate_lease (pool_item_id, rater_id, expires_at, created_at) "
+        f"VALUES {rows} ON CONFLICT (pool_item_id, rater_id) "
+        "DO UPDATE SET expires_at = excluded.expires_at RETURNING pool_item_id, created_at"
+    )
+    params = [value for item in items for value in (item.pk, rater.pk, expires, created)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        started = {item_id: aware(at_) for item_id, at_ in cursor.fetchall()}
+    for item in items:
+        item.lease_started = started[item.pk]
 
 
 def _lock_item(campaign: Campaign, item_id: int) -> PoolItem:

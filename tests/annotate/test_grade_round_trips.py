@@ -130,3 +130,21 @@ def test_ids_no_row_can_have_are_refused_not_an_error(personas, held, item):
             rater=personas.rater, campaign=personas.campaign, item_id=items[0], label_id=item
         )
     assert refused.value.status == 400
+
+
+# The steady state's nine, then finding the next open query, reading its open items, locking
+# them (BEGIN, COMMIT or a savepoint), other raters' leases on them and one upsert of the leases.
+LEASE_AHEAD_ROUND_TRIPS = 16
+
+
+def test_a_grade_that_leases_the_next_query_stays_bounded(personas, held):
+    client, items = held
+    label = personas.campaign.labels.get(name="Good").pk
+    for item in items[:4]:
+        assert post_grade(personas, client, item, label).json()["result"] == "created"
+    with CaptureQueriesContext(connection) as captured:
+        answer = post_grade(personas, client, items[4], label).json()
+    assert answer["result"] == "created"
+    assert len({item["id"] for item in answer["items"]}) == 7  # the last one and the next query
+    sql = [query["sql"] for query in captured.captured_queries]
+    assert len(sql) <= LEASE_AHEAD_ROUND_TRIPS, "\n".join(sql)
