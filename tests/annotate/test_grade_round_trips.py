@@ -148,3 +148,18 @@ def test_a_grade_that_leases_the_next_query_stays_bounded(personas, held):
     assert len({item["id"] for item in answer["items"]}) == 7  # the last one and the next query
     sql = [query["sql"] for query in captured.captured_queries]
     assert len(sql) <= LEASE_AHEAD_ROUND_TRIPS, "\n".join(sql)
+
+
+def test_the_queues_items_read_like_the_orms_every_field_loaded_or_deferred(personas, held):
+    """The queue builds its items from raw rows (selectors_queue._loaded); a field it did not
+    read is fetched on access, so no caller ever sees a default instead of the stored value."""
+    PoolItem.objects.update(raters_needed=2, origin=PoolItem.Origin.MANUAL)
+    for item in queue_items(rater=personas.rater, campaign=personas.campaign):
+        stored = PoolItem.objects.select_related("query", "document").get(pk=item.pk)
+        for model_item, orm_item in ((item, stored), (item.query, stored.query)):
+            for field in model_item._meta.concrete_fields:
+                assert getattr(model_item, field.attname) == getattr(orm_item, field.attname)
+        for field in item.document._meta.concrete_fields:
+            assert getattr(item.document, field.attname) == getattr(stored.document, field.attname)
+        assert item.campaign == personas.campaign and item.needed == 2
+        assert not item._state.adding and item == stored
