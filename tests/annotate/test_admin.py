@@ -10,13 +10,14 @@ from django.contrib import admin
 from django.test import RequestFactory
 from django.urls import reverse
 from django.utils import timezone
+from knox.models import AuthToken
 
 from annotate import models as m
 
 pytestmark = pytest.mark.django_db
 
 MODELS = sorted(apps.get_app_config("annotate").get_models(), key=lambda model: model.__name__)
-READ_ONLY = {m.GradeChange, m.VerdictChange}  # history: shown, never written by hand
+READ_ONLY = {m.GradeChange, m.VerdictChange, m.TokenName}  # shown, never written by hand
 
 
 def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
@@ -55,6 +56,8 @@ def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
         task=task, rater=rater, candidate_side="R", expires_at=timezone.now() + timedelta(hours=1)
     )
     m.Adjudication.objects.create(pool_item=item, label=good, manager=None, note=f"{tag} ruling")
+    token, _ = AuthToken.objects.create(rater)
+    m.TokenName.objects.create(token=token, user=rater, name=f"{tag} notebook")
     log = m.BehaviourLog.objects.create(campaign=campaign, name=f"{tag}-clicks", rows=3)
     m.BehaviourPosition.objects.create(log=log, position=1, impressions=10, clicks=3)
     m.BehaviourStat.objects.create(
@@ -283,3 +286,16 @@ def test_a_run_in_a_comparison_is_protected(admin_client, data):
     assert "alpha-sxs" in confirm
     admin_client.post(url(m.Run, "delete", a["run"].pk), {"post": "yes"})
     assert m.Run.objects.filter(pk=a["run"].pk).exists()
+
+
+def test_token_names_are_for_superusers_only(staff_manager, admin_client, data):
+    # A name belongs to a user, not a campaign: a staff manager sees none, not even their own
+    # campaign's raters' (the campaign scoping cannot narrow it).
+    assert staff_manager.get(url(m.TokenName, "changelist")).status_code == 403
+    assert "notebook" not in staff_manager.get(reverse("admin:index")).content.decode()
+    page = admin_client.get(url(m.TokenName, "changelist")).content.decode()
+    assert "alpha notebook" in page and "bravo notebook" in page
+    token = m.TokenName.objects.get(name="alpha notebook")
+    response = admin_client.post(url(m.TokenName, "delete", token.pk), {"post": "yes"})
+    assert response.status_code == 403
+    assert m.TokenName.objects.filter(pk=token.pk).exists()
