@@ -198,6 +198,67 @@ def analyze(args: argparse.Namespace) -> None:
         conn.execute("ANALYZE")
 
 
+async def grade_next(http, url: str, rater: Rater, labels, rng) -> tuple[str, dict]:
+    """The rater grades the next item it holds; returns the HTTP status (or the error's name)
+    and the answer, and leaves the rater holding what the answer says it holds."""
+    item = rater.items.pop(0)
+    body = {
+        "item": item,
+        "action": "label",
+        "label": rng.choice(labels),
+        "seconds": round(rng.uniform(2, 20), 2),
+    }
+    status, answer = "error", {}
+    # Like judge.js: a request that failed in transit is sent again, the same body; the
+    # server stores it once, so a retry that finds the grade answers "unchanged".
+    for _attempt in range(RETRIES + 1):
+        try:
+            async with http.post(url, json=body, headers=rater.headers()) as response:
+                answer = await response.json(content_type=None)
+                status = str(response.status)
+                break
+        except Exception as exc:  # counted, never fatal: the run goes on at its schedule
+            status = type(exc).__name__
+    if answer:
+        rater.items = [x["id"] for x in answer.get("items", []) if x["id"] != item]
+    return status, answer
+
+
+async def warm_up(http, base: str, raters: list[Rater], labels, seed: int) -> RateResult:
+    """Desynchronise the raters before anything is timed: each grades a seeded random number
+    of the items it holds, 0 to all but one, through the same endpoint.
+
+    Every rater leased its first query in the same second, so without this all of them would
+    reach a query boundary, and lease the next query, within the same few seconds of the first
+    timed run: a burst no live campaign produces, where raters started at different times and
+    are at random points of their queries. Not timed; its grades count in the database check.
+    """
+    url = f"{base}/judge/{SLUG}/api/judgments/"
+    rng = random.Random(f"warm-up {seed}")
+    gate = asyncio.Semaphore(8)  # about what the server serves at once; the rest queue here
+    started = time.monotonic()
+    statuses: dict[str, int] = {}
+    created = lost = sent = 0
+
+    async def one(rater: Rater, count: int) -> None:
+        nonlocal created, lost, sent
+        for _ in range(count):
+            async with gate:
+                status, answer = await grade_next(http, url, rater, labels, rng)
+            sent += 1
+            statuses[status] = statuses.get(status, 0) + 1
+            if answer.get("result") in ("created", "unchanged"):
+                created += 1
+            elif not answer:
+                lost += 1
+
+    counts = [rng.randrange(len(rater.items)) if rater.items else 0 for rater in raters]
+    await asyncio.gather(*(one(rater, n) for rater, n in zip(raters, counts, strict=True)))
+    elapsed = time.monotonic() - started
+    print(f"warm-up: {sent} grades in {elapsed:.1f} s, statuses {statuses}", flush=True)
+    return RateResult(0.0, sent, [], statuses, created, elapsed, lost)
+
+
 async def run_rate(http, base: str, idle: asyncio.Queue, labels, rate, duration, rng) -> RateResult:
     loop = asyncio.get_running_loop()
     url = f"{base}/judge/{SLUG}/api/judgments/"
@@ -218,32 +279,13 @@ async def run_rate(http, base: str, idle: asyncio.Queue, labels, rate, duration,
                 statuses.get("not sent: server saturated", 0) + 1
             )
             return
-        item = rater.items.pop(0)
-        body = {
-            "item": item,
-            "action": "label",
-            "label": rng.choice(labels),
-            "seconds": round(rng.uniform(2, 20), 2),
-        }
-        status, answer = "error", {}
-        # Like judge.js: a request that failed in transit is sent again, the same body; the
-        # server stores it once, so a retry that finds the grade answers "unchanged".
-        for _attempt in range(RETRIES + 1):
-            try:
-                async with http.post(url, json=body, headers=rater.headers()) as response:
-                    answer = await response.json(content_type=None)
-                    status = str(response.status)
-                    break
-            except Exception as exc:  # counted, never fatal: the run goes on at its schedule
-                status = type(exc).__name__
+        status, answer = await grade_next(http, url, rater, labels, rng)
         if answer.get("result") in ("created", "unchanged"):
             created += 1
         elif not answer:
             lost += 1  # no answer at all: whether it was stored is unknown
         # A refusal or a loss is a failure whatever it took: infinite latency.
         latencies.append((loop.time() - due) * 1000 if answer.get("ok") else float("inf"))
-        if answer:
-            rater.items = [x["id"] for x in answer.get("items", []) if x["id"] != item]
         statuses[status] = statuses.get(status, 0) + 1
         if rater.items:
             idle.put_nowait(rater)
@@ -262,7 +304,8 @@ async def run_rate(http, base: str, idle: asyncio.Queue, labels, rate, duration,
 
 async def load(
     args: argparse.Namespace, seeded: dict, meter: CpuMeter
-) -> tuple[list[RateResult], int]:
+) -> tuple[list[RateResult], RateResult | None]:
+    """The timed runs, one per rate, and the warm-up (None with --synchronized)."""
     import aiohttp
 
     base = f"http://127.0.0.1:{args.port}"
@@ -277,8 +320,11 @@ async def load(
     timeout = aiohttp.ClientTimeout(total=GIVE_UP_S * 3)
     jar = aiohttp.DummyCookieJar()  # each request carries its own rater's cookies
     results = []
+    warm = None
     async with aiohttp.ClientSession(connector=connector, cookie_jar=jar, timeout=timeout) as http:
         await fetch_queues(http, base, raters)
+        if not args.synchronized:
+            warm = await warm_up(http, base, raters, seeded["labels"], args.seed)
         await asyncio.to_thread(analyze, args)
         idle: asyncio.Queue = asyncio.Queue()
         for rater in raters:
@@ -292,4 +338,4 @@ async def load(
             results.append(result)
             print(json.dumps(result.summary()), flush=True)
             await asyncio.sleep(2)
-    return results, len(raters)
+    return results, warm
