@@ -44,6 +44,20 @@ class PoolItem(models.Model):
     def __str__(self) -> str:
         return f"{self.query_id}/{self.document_id}"
 
+    def save(self, *args, **kwargs) -> None:
+        # Only the triggers write `counted`. An update through the ORM would write back the
+        # value loaded with the instance, undoing every grade stored or deleted since (the
+        # admin's change form does exactly that): leave the column out of updates.
+        if not self._state.adding and kwargs.get("update_fields") is None:
+            kwargs["update_fields"] = [
+                field.name
+                for field in self._meta.concrete_fields
+                if not field.primary_key and field.name != "counted"
+            ]
+        elif kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = [f for f in kwargs["update_fields"] if f != "counted"]
+        super().save(*args, **kwargs)
+
     @property
     def needed(self) -> int:
         return self.raters_needed or self.campaign.overlap

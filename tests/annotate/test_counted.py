@@ -107,3 +107,39 @@ def test_a_second_migrate_keeps_the_triggers_and_the_count(setup):
     Grade.objects.create(pool_item=items[1], rater=r0, label=good)
     assert_counted_exact()
     assert PoolItem.objects.filter(counted=1).count() == 2
+
+
+def test_saving_a_stale_item_keeps_the_count(setup):
+    """An item loaded before a grade changed (an admin change form, say) and saved after must
+    not write its old count back."""
+    campaign, items, (r0, r1, _), good, _ = setup
+    item = items[0]
+    Grade.objects.create(pool_item=item, rater=r0, label=good)
+    Grade.objects.create(pool_item=item, rater=r1, label=good)
+    stale = PoolItem.objects.get(pk=item.pk)
+    assert stale.counted == 2
+    Grade.objects.get(pool_item=item, rater=r0).delete()
+    stale.raters_needed = 2
+    stale.save()
+    stale.origin = PoolItem.Origin.MANUAL
+    stale.save(update_fields=["origin", "counted"])
+    fresh = PoolItem.objects.get(pk=item.pk)
+    assert (fresh.counted, fresh.raters_needed, fresh.origin) == (1, 2, "manual")
+    assert_counted_exact()
+
+
+def test_a_dump_loaded_again_keeps_the_count(setup, tmp_path):
+    """loaddata writes each item with the count it was dumped with, then its grades, which
+    the triggers count again: the count must come out exact, not doubled."""
+    campaign, items, (r0, r1, _), good, _ = setup
+    Grade.objects.create(pool_item=items[0], rater=r0, label=good)
+    Grade.objects.create(pool_item=items[0], rater=r1, label=good)
+    Grade.objects.create(pool_item=items[1], rater=r0, label=good)
+    fixture = tmp_path / "pool.json"
+    call_command("dumpdata", "annotate.PoolItem", "annotate.Grade", output=str(fixture))
+    Grade.objects.all().delete()
+    call_command("loaddata", str(fixture), verbosity=0)
+    assert Grade.objects.count() == 3
+    assert_counted_exact()
+    call_command("loaddata", str(fixture), verbosity=0)  # loading again over the same rows
+    assert_counted_exact()
