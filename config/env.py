@@ -85,7 +85,12 @@ def env_database(name: str, default: str) -> dict:
     if engine == "django.db.backends.sqlite3":
         # SQLite drops connections instantly; persistent ones only hold file locks longer.
         config["CONN_MAX_AGE"] = 0
-        config.setdefault("OPTIONS", {})["timeout"] = 20
+        options = config.setdefault("OPTIONS", {})
+        options["timeout"] = 20
+        # Write-ahead logging: a reader never blocks a writer. In the default rollback journal,
+        # a streamed export (a cursor left open while the client downloads) holds a shared lock
+        # that makes every rater's grade wait, then fail with "database is locked".
+        options["init_command"] = "PRAGMA journal_mode=WAL;"
     return config
 
 

@@ -104,3 +104,39 @@ def test_database_url_selects_postgresql():
         del os.environ["TEST_DB_URL_PROBE"]
     assert config["ENGINE"] == "django.db.backends.postgresql"
     assert (config["HOST"], config["PORT"], config["NAME"]) == ("db.example", 5433, "judgments")
+
+
+def test_sqlite_readers_do_not_block_writers(tmp_path, django_db_blocker):
+    """A streamed export keeps a cursor open while the client downloads: on SQLite that must
+    not lock out the raters' grades (write-ahead logging)."""
+    from django.db.utils import ConnectionHandler
+
+    from config.env import env_database
+
+    os.environ["TEST_DB_URL_PROBE"] = f"sqlite:///{tmp_path / 'wal.sqlite3'}"
+    try:
+        config = env_database("TEST_DB_URL_PROBE", "sqlite:///x.sqlite3")
+    finally:
+        del os.environ["TEST_DB_URL_PROBE"]
+    config["OPTIONS"]["timeout"] = 0.2  # fail fast instead of waiting 20 s
+    handler = ConnectionHandler({"default": config, "writer": dict(config)})
+    reader, writer = handler["default"], handler["writer"]
+    with django_db_blocker.unblock():
+        _read_while_writing(handler, reader, writer)
+
+
+def _read_while_writing(handler, reader, writer) -> None:
+    try:
+        with writer.cursor() as cursor:
+            cursor.execute("CREATE TABLE t (n integer)")
+            cursor.executemany("INSERT INTO t VALUES (%s)", [(i,) for i in range(500)])
+            cursor.execute("PRAGMA journal_mode")
+            assert cursor.fetchone()[0] == "wal"
+        reading = reader.cursor()
+        reading.execute("SELECT n FROM t")
+        assert reading.fetchone() is not None  # the read is under way, its cursor open
+        with writer.cursor() as cursor:
+            cursor.execute("INSERT INTO t VALUES (1000)")  # "database is locked" without WAL
+        reading.close()
+    finally:
+        handler.close_all()
