@@ -141,7 +141,9 @@ def _file_cache(directory: Path) -> dict:
     return {
         "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
         "LOCATION": str(directory),
-        # Past MAX_ENTRIES the file cache deletes a random third of its entries, which would
-        # reset live counters; one entry per client active in the last window stays far below.
+        # The file cache deletes an expired entry only when its key is read again, so entries
+        # of clients gone away stay until MAX_ENTRIES, where a random third is deleted (live
+        # counters too: a few clients get a fresh window). Every client counted since the last
+        # cull holds one entry; with NUM_PROXIES set, a client cannot mint new ones by header.
         "OPTIONS": {"MAX_ENTRIES": 10_000},
     }

@@ -1,7 +1,8 @@
 """Settings for the relevance-judgment project.
 
 Everything that differs between a laptop and production comes from the environment:
-DATABASE_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS, THROTTLE_CACHE_URL. With
+DATABASE_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS, THROTTLE_CACHE_URL,
+API_TRUSTED_PROXIES. With
 nothing set the project runs in DEBUG on a SQLite file in the project folder.
 """
 
@@ -159,6 +160,10 @@ REST_FRAMEWORK = {
         "anon": "60/minute",
         "token": "6000/minute",
     },
+    # Anonymous callers are counted by address. Unset, DRF would take X-Forwarded-For as sent,
+    # and a client changing that header on every request would never reach its limit. Behind
+    # reverse proxies, say how many: the address is then read that many hops from the end.
+    "NUM_PROXIES": env_int("API_TRUSTED_PROXIES", 0, minimum=0),
 }
 
 # knox's default, written out because a migration that points at knox's swappable token model

@@ -198,3 +198,14 @@ def test_the_comparison_gives_statistics_md_section_6s_case(personas, data, monk
     assert body["p_randomization"] == pytest.approx(0.125)
     assert body["randomization_exact"] is True
     assert body["ci_boot_low"] < body["diff"] < body["ci_boot_high"]
+
+
+def test_a_forged_forwarded_for_header_does_not_reset_the_anonymous_limit(monkeypatch):
+    # Each request claims another client address; with no trusted proxy configured the header
+    # is ignored and the connection's address is the one counted.
+    monkeypatch.setattr(AnonRateThrottle, "THROTTLE_RATES", {"anon": "3/minute"})
+    codes = [
+        APIClient().get("/api/v1/me/", HTTP_X_FORWARDED_FOR=f"203.0.113.{i}").status_code
+        for i in range(4)
+    ]
+    assert codes == [401, 401, 401, 429]

@@ -61,6 +61,8 @@ def test_it_refuses_a_short_secret_key_in_production():
         ("ALLOWED_HOSTS", "a.example.com,,b.example.com"),
         ("CSRF_TRUSTED_ORIGINS", "judge.example.com"),
         ("SECURE_HSTS_SECONDS", "a year"),
+        ("API_TRUSTED_PROXIES", "-1"),
+        ("API_TRUSTED_PROXIES", "one"),
     ],
 )
 def test_it_rejects_a_bad_value_naming_the_variable(variable, value):
