@@ -226,7 +226,7 @@ SELECT p.query_id, p.raters_needed, p.counted, g.id, l.id,
     CASE WHEN (
         SELECT MIN(o.expires_at) FROM annotate_lease o
         INNER JOIN annotate_poolitem op ON op.id = o.pool_item_id
-        WHERE o.rater_id = %s AND op.query_id = p.query_id
+        WHERE o.rater_id = %s AND op.query_id = p.query_id AND o.expires_at > %s
     ) < %s THEN 1 ELSE 0 END
 FROM annotate_poolitem p
 LEFT JOIN annotate_grade g ON g.pool_item_id = p.id AND g.rater_id = %s
@@ -243,9 +243,12 @@ ON CONFLICT (pool_item_id, rater_id) DO NOTHING
 RETURNING id
 """
 
+# Live leases only: an expired lease's item may have been leased to others since, and reviving
+# it would hand the item to more raters than it needs (the one then refused is the other).
 _RENEW_QUERY_LEASES = """
 UPDATE annotate_lease SET expires_at = %s
-WHERE rater_id = %s AND pool_item_id IN (SELECT id FROM annotate_poolitem WHERE query_id = %s)
+WHERE rater_id = %s AND expires_at > %s
+    AND pool_item_id IN (SELECT id FROM annotate_poolitem WHERE query_id = %s)
 """
 
 # Ids beyond a signed 64-bit integer can name no row; SQLite would raise on them.
@@ -274,7 +277,7 @@ def _lock_for_grade(
     if connection.features.has_select_for_update_of:
         sql += " FOR UPDATE OF p"
     at = connection.ops.adapt_datetimefield_value
-    params = [at(now), rater.pk, at(_renew_after(campaign, now))]
+    params = [at(now), rater.pk, at(now), at(_renew_after(campaign, now))]
     params += [rater.pk, rater.pk, label_id, item_id, campaign.pk]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -359,7 +362,7 @@ def grade_submit(
         if locked.renew_due:
             # Working keeps the rest of the query leased.
             until = at(_lease_until(campaign, now))
-            cursor.execute(_RENEW_QUERY_LEASES, [until, rater.pk, locked.query_id])
+            cursor.execute(_RENEW_QUERY_LEASES, [until, rater.pk, at(now), locked.query_id])
     grade = Grade(
         pk=inserted[0],
         pool_item_id=item,

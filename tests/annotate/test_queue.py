@@ -204,3 +204,20 @@ def test_progress_counts_done_and_left(setup):
         "assigned": 12,
     }
     assert PoolItem.objects.filter(campaign=campaign).count() == 12
+
+
+def test_a_grade_does_not_revive_the_raters_expired_leases(setup):
+    """Working on a query renews the rater's live leases of it, not expired ones: an expired
+    lease's item may have gone to others since (overlap 2 here, both slots taken)."""
+    campaign, items, (r0, r1, r2), good, _ = setup
+    x, y = queue_items(rater=r0, campaign=campaign)[:2]
+    Lease.objects.filter(rater=r0, pool_item=x).update(
+        expires_at=timezone.now() - timedelta(minutes=1)
+    )
+    for other in (r1, r2):
+        Lease.objects.create(
+            pool_item=x, rater=other, expires_at=timezone.now() + timedelta(minutes=10)
+        )
+    grade_submit(rater=r0, campaign=campaign, item_id=y.pk, label_id=good.pk)
+    assert Lease.objects.get(rater=r0, pool_item=x).expires_at <= timezone.now()
+    assert x.pk not in {i.pk for i in queue_items(rater=r0, campaign=campaign)}
