@@ -423,6 +423,9 @@
 
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    // Any other key between two presses (typing a reason, say) means it was no double tap.
+    const pressed = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    if (pressed !== lastKey.key) lastKey = { key: "", at: 0 };
     if (el.help.open) {
       if (event.key === "?") toggleHelp();
       return; // Esc closes the dialog natively
