@@ -27,3 +27,18 @@ def make_raters(campaign, count: int, prefix: str = "r") -> list:
         membership_set(campaign=campaign, user=user, role=Role.RATER)
         users.append(user)
     return users
+
+
+def queue_setup(campaign, *, overlap: int, queries: int, docs_per_query: int, raters: int):
+    """(campaign, items, raters, Good, Bad): the fixture of the queue tests."""
+    campaign.overlap = overlap
+    campaign.save()
+    items = build_pool(campaign, queries=queries, docs_per_query=docs_per_query)
+    users = make_raters(campaign, raters)
+    return (
+        campaign,
+        items,
+        users,
+        campaign.labels.get(name="Good"),
+        campaign.labels.get(name="Bad"),
+    )

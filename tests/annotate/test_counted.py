@@ -13,7 +13,7 @@ from django.db.models import Count, Q
 from annotate.counted import TRIGGERS, triggers_present
 from annotate.models import Grade, PoolItem
 from annotate.services.queue import grade_submit, queue_items
-from tests.annotate.queue_helpers import build_pool, make_raters
+from tests.annotate.queue_helpers import queue_setup
 
 
 def assert_counted_exact() -> None:
@@ -26,14 +26,7 @@ def assert_counted_exact() -> None:
 
 @pytest.fixture
 def setup(personas):
-    campaign = personas.campaign
-    campaign.overlap = 3
-    campaign.save()
-    items = build_pool(campaign, queries=2, docs_per_query=3)
-    raters = make_raters(campaign, 3)
-    good = campaign.labels.get(name="Good")
-    bad = campaign.labels.get(name="Bad")
-    return campaign, items, raters, good, bad
+    return queue_setup(personas.campaign, overlap=3, queries=2, docs_per_query=3, raters=3)
 
 
 def test_the_triggers_are_installed(db):

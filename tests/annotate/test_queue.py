@@ -16,19 +16,12 @@ from annotate.services.queue import (
     queue_items,
     rater_progress,
 )
-from tests.annotate.queue_helpers import build_pool, make_raters
+from tests.annotate.queue_helpers import build_pool, make_raters, queue_setup
 
 
 @pytest.fixture
 def setup(personas):
-    campaign = personas.campaign
-    campaign.overlap = 2
-    campaign.save()
-    items = build_pool(campaign, queries=3, docs_per_query=4)
-    raters = make_raters(campaign, 3)
-    good = campaign.labels.get(name="Good")
-    bad = campaign.labels.get(name="Bad")
-    return campaign, items, raters, good, bad
+    return queue_setup(personas.campaign, overlap=2, queries=3, docs_per_query=4, raters=3)
 
 
 def test_a_rater_leases_the_open_items_of_one_query(setup):
