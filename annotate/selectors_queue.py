@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from annotate.models import Campaign, Document, PoolItem, Query
+from config.db import hot_cursor
 
 # The rule for an open item, written once in SQL: the queue walks the pool with it at every
 # query boundary, where the ORM's version cost ~4 ms of CPU to compile each time (twice per
@@ -123,7 +124,7 @@ def held_items(
     set to when the lease began), and whether any of those leases expires before
     `renew_before`."""
     at = connection.ops.adapt_datetimefield_value
-    with connection.cursor() as cursor:
+    with hot_cursor() as cursor:
         cursor.execute(_HELD, [at(renew_before), rater.pk, at(now), campaign.pk])
         rows = cursor.fetchall()
     items = []

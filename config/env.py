@@ -91,6 +91,10 @@ def env_database(name: str, default: str) -> dict:
         # a streamed export (a cursor left open while the client downloads) holds a shared lock
         # that makes every rater's grade wait, then fail with "database is locked".
         options["init_command"] = "PRAGMA journal_mode=WAL;"
+    elif env_bool("DATABASE_PREPARED_STATEMENTS", True):
+        # config/db.py: only its hot_cursor binds on the server, so only its statements are
+        # prepared; Django's client-side cursors never are.
+        config.setdefault("OPTIONS", {})["prepare_threshold"] = 0
     return config
 
 

@@ -12,6 +12,8 @@ from django.contrib.sessions.models import Session
 from django.db import connections, router
 from django.utils import timezone
 
+from config.db import hot_cursor
+
 _READ = "SELECT session_data FROM django_session WHERE session_key = %s AND expire_date > %s"
 
 
@@ -19,7 +21,7 @@ class SessionStore(DatabaseSessionStore):
     def _get_session_from_db(self) -> Session | None:
         connection = connections[router.db_for_read(self.model)]
         now = connection.ops.adapt_datetimefield_value(timezone.now())
-        with connection.cursor() as cursor:
+        with hot_cursor(connection.alias) as cursor:
             cursor.execute(_READ, [self.session_key, now])
             row = cursor.fetchone()
         if row is None:

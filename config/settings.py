@@ -124,6 +124,11 @@ STORAGES = {
 # Database sessions (logout deletes the row), read without the ORM: config/sessions.py.
 SESSION_ENGINE = "config.sessions"
 
+# Django's ModelBackend, reading the signed-in user with one prepared statement (config/auth.py).
+# Listing Django's own as well would keep sessions made before it alive, but a failed
+# sign-in would then hash the password twice.
+AUTHENTICATION_BACKENDS = ["config.auth.ModelBackend"]
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotate:home"
 LOGOUT_REDIRECT_URL = "login"

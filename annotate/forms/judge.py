@@ -38,3 +38,17 @@ class JudgeForm(forms.Form):
     def error_text(self) -> str:
         """One readable sentence for a refusal message."""
         return " ".join(str(e) for errors in self.errors.values() for e in errors)
+
+
+class _SharedFields(dict):
+    """A form's base fields that every instance uses as they are, without deep copies."""
+
+    def __deepcopy__(self, memo: dict) -> dict:
+        return dict(self)
+
+
+# Every grade builds this form, and Django deep-copies a form's fields for each instance in
+# case one instance changes them (a widget's attributes when rendering, say): six fields,
+# a tenth of a grade's CPU. This form is only ever validated, never rendered or changed, so
+# its instances share the class's fields.
+JudgeForm.base_fields = _SharedFields(JudgeForm.base_fields)

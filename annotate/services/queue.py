@@ -30,6 +30,7 @@ from annotate.selectors_queue import (
     open_items,
     slots_taken,
 )
+from config.db import hot_cursor
 
 # How long to wait when every open query is being leased by someone else at this instant.
 CONTENDED_WAIT = 0.05
@@ -279,7 +280,7 @@ def _lock_for_grade(
     at = connection.ops.adapt_datetimefield_value
     params = [at(now), rater.pk, at(now), at(_renew_after(campaign, now))]
     params += [rater.pk, rater.pk, label_id, item_id, campaign.pk]
-    with connection.cursor() as cursor:
+    with hot_cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
@@ -347,7 +348,7 @@ def grade_submit(
             return _grade_change(existing, locked, rater, label, cant_judge, comment, now)
         raise refusal
     at = connection.ops.adapt_datetimefield_value
-    with connection.cursor() as cursor:
+    with hot_cursor() as cursor:
         cursor.execute(
             _INSERT_GRADE,
             [item, rater.pk, label, cant_judge, comment, seconds, at(now), at(now)],
