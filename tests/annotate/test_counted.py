@@ -136,3 +136,35 @@ def test_a_dump_loaded_again_keeps_the_count(setup, tmp_path):
     assert_counted_exact()
     call_command("loaddata", str(fixture), verbosity=0)  # loading again over the same rows
     assert_counted_exact()
+
+
+def test_counted_check_finds_and_mends_a_count_the_triggers_did_not_see(setup):
+    from io import StringIO
+
+    from django.core.management.base import CommandError
+
+    from annotate.counted import triggers_drop
+
+    campaign, items, raters, good, _ = setup
+    for rater in raters[:2]:
+        for item in queue_items(rater=rater, campaign=campaign)[:2]:
+            grade_submit(rater=rater, campaign=campaign, item_id=item.pk, label_id=good.pk)
+    out = StringIO()
+    call_command("counted_check", stdout=out)
+    assert "every item matches" in out.getvalue()
+
+    # What a restore with triggers disabled leaves: grades the column never counted.
+    triggers_drop(connection)
+    graded = Grade.objects.values_list("pool_item_id", flat=True)
+    PoolItem.objects.filter(pk__in=list(graded)).update(counted=0)
+    with pytest.raises(CommandError, match="--fix"):
+        call_command("counted_check", stdout=(out := StringIO()))
+    report = out.getvalue()
+    assert "missing triggers: " + ", ".join(sorted(TRIGGERS)) in report
+    assert f"{len(set(graded))} items whose counted differs" in report
+
+    call_command("counted_check", "--fix", stdout=(out := StringIO()))
+    assert "fixed" in out.getvalue()
+    assert triggers_present(connection) == set(TRIGGERS)
+    assert_counted_exact()
+    call_command("counted_check", stdout=StringIO())  # clean again: no error
