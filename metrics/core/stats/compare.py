@@ -100,9 +100,20 @@ def randomization_test(
     difference, permutation_type="samples")`` computed as sign flips, with scipy's rules: exact
     over all 2ⁿ patterns when n ≤ 20 (p = share of patterns as extreme), otherwise
     ``n_resamples`` random patterns from ``seed`` (p counts the observed one:
-    ``(k + 1)/(B + 1)``); two-sided ``p = min(1, 2·min(p_≤, p_≥))`` with scipy's relative
-    tolerance of 100 ulp. scipy itself takes ~7 s for the exact n = 20 case and ~30 s for
-    10,000 queries; this takes milliseconds, and the tests check it against scipy.
+    ``(k + 1)/(B + 1)``); two-sided ``p = min(1, 2·min(p_≤, p_≥))``. scipy itself takes ~7 s
+    for the exact n = 20 case and ~30 s for 10,000 queries; this takes milliseconds, and the
+    tests check it against scipy.
+
+    Ties: a pattern counts as at least as extreme when its T is within
+    ``γ = max(100, n)·eps·mean|d_i|`` of the observed T, so values equal in exact arithmetic
+    stay equal after rounding. scipy takes ``γ = 100·eps·|T|``, which is too tight when the
+    d_i nearly cancel: the rounding of a sum of n terms grows with Σ|d_i|, not with |Σd_i|.
+    Then the observed pattern itself, summed in another order, could miss by more than γ
+    (n = 8, |T| ≈ 1e−3·mean|d_i|: p = 254/256 instead of 1), and when T is 0 in exact
+    arithmetic (say values rounded to tenths) the other zero-sum patterns fall either side of
+    T at random and p < 1. Our γ is never below scipy's (mean|d_i| ≥ |T|) and is above the
+    worst rounding error of the sums (≈ n·eps/2·mean|d_i|); values that really differ are
+    much further apart than γ, so elsewhere the result is scipy's.
 
     Returns
     -------
@@ -123,7 +134,7 @@ def randomization_test(
     else:
         null = _null_sums_sampled(d, n_resamples, np.random.default_rng(seed)) / d.size
         extra = 1
-    gamma = abs(observed) * np.finfo(np.float64).eps * 100
+    gamma = max(100, d.size) * np.finfo(np.float64).eps * float(np.mean(np.abs(d)))
     p_greater = (np.count_nonzero(null >= observed - gamma) + extra) / (null.size + extra)
     p_less = (np.count_nonzero(null <= observed + gamma) + extra) / (null.size + extra)
     return float(min(1.0, 2.0 * min(p_greater, p_less))), exact

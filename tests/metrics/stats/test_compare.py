@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
@@ -125,15 +125,55 @@ def _scipy_randomization(a, b, n_resamples, seed=None):
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(2, 12), st.integers(0, 2**32 - 1), st.booleans())
+# Found by hypothesis: mean(d) ≈ −6.8e−5 is a thousandth of mean|d| ≈ 0.08 (see the tests below).
+@example(n=8, seed=219, coarse=False)
+# Σd = 0 in tenths but −1.1e−16 in floats; scipy on the floats says 0.875 (see below).
+@example(n=8, seed=17, coarse=True)
 def test_the_exact_randomization_test_equals_scipys(n, seed, coarse):
     rng = np.random.default_rng(seed)
     a = rng.random(n)
     b = a + rng.normal(0.02, 0.1, n)
+    ref_a, ref_b = a, b
     if coarse:  # ties and repeated |d_i|: the tolerance rules matter
         a, b = np.round(a, 1), np.round(b, 1)
+        # scipy's tolerance (100 ulp of |T|) misses ties when T is 0 in exact arithmetic, so
+        # it gets the same values counted in tenths: whole numbers, whose sums are exact.
+        # Scaling every d_i by 10 leaves p unchanged.
+        ref_a, ref_b = np.round(a * 10), np.round(b * 10)
+        assert randomization_test(ref_a, ref_b) == randomization_test(a, b)
     p, exact = randomization_test(a, b)
     assert exact
-    assert p == pytest.approx(_scipy_randomization(a, b, np.inf), abs=1e-12)
+    assert p == pytest.approx(_scipy_randomization(ref_a, ref_b, np.inf), abs=1e-12)
+
+
+def test_the_observed_sign_pattern_counts_although_its_sum_cancels():
+    # d̄ ≈ −6.8e−5 while the d_i are ~0.08: the sum cancels almost entirely, so rounding the sum
+    # of the all-positive pattern in another order moves it by ~1e−18, more than 100 ulp of |d̄|
+    # (1.5e−18). That pattern is the observed one and must count: in exact arithmetic 128 of
+    # the 256 patterns have T ≤ d̄ (the 128 negative ones; d̄ is the negative nearest 0), so
+    # p = 2 · 128/256 = 1, not 2 · 127/256 = 0.9921875.
+    rng = np.random.default_rng(219)
+    a = rng.random(8)
+    b = a + rng.normal(0.02, 0.1, 8)
+    d = b - a
+    assert abs(d.mean()) < 1e-4 < 0.05 < np.abs(d).mean()
+    assert randomization_test(a, b) == (1.0, True)
+    # Mirrored, T ≥ d̄ for the 128 positive patterns: p is 1 either way.
+    assert randomization_test(b, a) == (1.0, True)
+
+
+def test_a_mean_difference_of_zero_in_exact_arithmetic_gives_p_one():
+    # d = (0.1, 0, −0.1, 0.1, −0.1): Σd = 0, so by symmetry at least half of the 32 patterns
+    # have T ≤ 0 and at least half T ≥ 0, and p = 1. In floats the d_i are 0.09999999999999998,
+    # 0, −0.10000000000000009, 0.1, −0.1 and d̄ = −2.2e−17; 100 ulp of that (4.9e−31) can't
+    # tell the other zero-sum patterns (rounded to ±1e−17 or so) from it, which gave 0.875
+    # (as scipy does).
+    a = np.array([0.9, 0.9, 0.8, 0.0, 0.1])
+    b = np.array([1.0, 0.9, 0.7, 0.1, 0.0])
+    assert (b - a).sum() != 0
+    assert randomization_test(a, b) == (1.0, True)
+    assert randomization_test(a * 10, b * 10) == (1.0, True)
+    assert randomization_test(np.round(a * 10), np.round(b * 10)) == (1.0, True)
 
 
 def test_the_sampled_randomization_test_agrees_with_scipy_within_noise():
