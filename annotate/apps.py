@@ -15,15 +15,21 @@ class AnnotateConfig(AppConfig):
 
 
 def _raw_pool_item_counted(sender, instance, raw: bool = False, using: str = "default", **kwargs):
-    """A fixture (loaddata) carries each item's `counted` as it was when dumped, and its grades
-    follow, each adding one through the triggers: start from the grades already stored."""
+    """A fixture (loaddata) carries each item's counters as they were when dumped, and its
+    grades and leases follow, each adding one through the triggers: start from the grades and
+    leases already stored."""
     if not raw:
         return
-    from annotate.models import Grade
+    from django.db.models import Count, Min
+
+    from annotate.models import Grade, Lease
 
     instance.counted = (
         Grade.objects.using(using).filter(pool_item_id=instance.pk, cant_judge=False).count()
     )
+    leases = Lease.objects.using(using).filter(pool_item_id=instance.pk)
+    held = leases.aggregate(n=Count("pk"), first_end=Min("expires_at"))
+    instance.leased, instance.first_lease_end = held["n"], held["first_end"]
 
 
 # SQLite remakes a table to alter it, which a trigger naming the table breaks; see counted.py.
@@ -36,19 +42,31 @@ def _sqlite_triggers_off(sender: AppConfig, using: str = "default", **kwargs) ->
 
 
 def _sqlite_triggers_on(sender: AppConfig, using: str = "default", **kwargs) -> None:
-    from annotate.counted import TRIGGERS, counted_recount, triggers_install, triggers_present
+    from annotate.counted import (
+        GRADE_TRIGGERS,
+        LEASE_TRIGGERS,
+        counted_recount,
+        triggers_install,
+        triggers_present,
+    )
 
     connection = connections[using]
-    if connection.vendor != "sqlite" or not _has_counted_column(connection):
+    if connection.vendor != "sqlite":
         return
-    if triggers_present(connection) != set(TRIGGERS):
-        triggers_install(connection)
-        counted_recount(connection)
+    # Only the triggers whose columns exist: migrating back to before 0009 (or 0007) leaves
+    # the pool item table without them.
+    columns = _pool_item_columns(connection)
+    which = GRADE_TRIGGERS if "counted" in columns else ()
+    if which and {"leased", "first_lease_end"} <= columns:
+        which += LEASE_TRIGGERS
+    if which and triggers_present(connection) != set(which):
+        triggers_install(connection, which)
+        counted_recount(connection, leases=len(which) > len(GRADE_TRIGGERS))
 
 
-def _has_counted_column(connection) -> bool:
+def _pool_item_columns(connection) -> set[str]:
     with connection.cursor() as cursor:
         if "annotate_poolitem" not in connection.introspection.table_names(cursor):
-            return False
+            return set()
         columns = connection.introspection.get_table_description(cursor, "annotate_poolitem")
-        return any(column.name == "counted" for column in columns)
+        return {column.name for column in columns}

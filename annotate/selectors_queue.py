@@ -19,13 +19,23 @@ from config.db import hot_cursor
 # The rule for an open item, written once in SQL: the queue walks the pool with it at every
 # query boundary, where the ORM's version cost ~4 ms of CPU to compile each time (twice per
 # lease). `p` is the pool item; the parameters come from _open_params.
+# Room is counted grades plus live leases below the raters needed. The walk passes every item
+# other raters hold (thousands, in a busy campaign), so the row decides whenever it can
+# (annotate/counted.py keeps its counters): with fewer lease rows than free slots the item has
+# room, expired leases or not; when its first lease end is still to come, all its leases are
+# live and it has none. Only an item with expired leases that would fill it counts its live
+# ones.
 _OPEN = """
 FROM annotate_poolitem p
 WHERE p.campaign_id = %s
     AND p.counted < COALESCE(p.raters_needed, %s)
-    AND p.counted + (
-        SELECT COUNT(*) FROM annotate_lease o WHERE o.pool_item_id = p.id AND o.expires_at > %s
-    ) < COALESCE(p.raters_needed, %s)
+    AND (
+        p.counted + p.leased < COALESCE(p.raters_needed, %s)
+        OR p.first_lease_end <= %s AND p.counted + (
+            SELECT COUNT(*) FROM annotate_lease o
+            WHERE o.pool_item_id = p.id AND o.expires_at > %s
+        ) < COALESCE(p.raters_needed, %s)
+    )
     AND NOT EXISTS (
         SELECT 1 FROM annotate_grade g WHERE g.pool_item_id = p.id AND g.rater_id = %s
     )
@@ -42,7 +52,7 @@ WHERE p.campaign_id = %s
 def _open_params(campaign: Campaign, rater: AbstractBaseUser, now: datetime) -> list:
     at = connection.ops.adapt_datetimefield_value(now)
     overlap = campaign.overlap
-    return [campaign.pk, overlap, at, overlap, rater.pk, rater.pk, rater.pk, at]
+    return [campaign.pk, overlap, overlap, at, at, overlap, rater.pk, rater.pk, rater.pk, at]
 
 
 def open_items(*, campaign: Campaign, rater: AbstractBaseUser, now: datetime) -> QuerySet:

@@ -4,15 +4,16 @@ from django.db import migrations, models
 
 
 def counted_fill(apps, schema_editor):
-    from annotate.counted import counted_recount, triggers_install
+    from annotate.counted import GRADE_TRIGGERS, counted_recount, triggers_install
 
     # On SQLite the post_migrate handler installs the triggers once every migration has run
     # (a later migration remaking annotate_poolitem would fail with them in place).
     if schema_editor.connection.vendor != "postgresql":
         return
     # Triggers first, then the recount, in one transaction: no grade is missed in between.
-    triggers_install(schema_editor.connection)
-    counted_recount(schema_editor.connection)
+    # The grade triggers only: the lease counters arrive in 0009.
+    triggers_install(schema_editor.connection, GRADE_TRIGGERS)
+    counted_recount(schema_editor.connection, leases=False)
 
 
 def counted_unfill(apps, schema_editor):

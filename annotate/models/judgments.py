@@ -29,6 +29,12 @@ class PoolItem(models.Model):
     # finds open items without aggregating the pool. On SQLite a migration that remakes the
     # grade table drops its triggers: recreate them (tests/annotate/test_counted.py fails).
     counted = models.PositiveIntegerField(default=0, editable=False)
+    # Lease rows on the item, live or expired, and a time at or before the earliest of their
+    # ends; kept by triggers on annotate_lease (migration 0009). When that time is still to
+    # come, every lease is live and `counted + leased` is what the item holds: the queue's
+    # walk to the next open query skips the items others hold on this row alone.
+    leased = models.PositiveIntegerField(default=0, editable=False)
+    first_lease_end = models.DateTimeField(null=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -44,18 +50,23 @@ class PoolItem(models.Model):
     def __str__(self) -> str:
         return f"{self.query_id}/{self.document_id}"
 
+    # Written by the triggers only (annotate/counted.py).
+    TRIGGER_FIELDS = frozenset({"counted", "leased", "first_lease_end"})
+
     def save(self, *args, **kwargs) -> None:
-        # Only the triggers write `counted`. An update through the ORM would write back the
-        # value loaded with the instance, undoing every grade stored or deleted since (the
-        # admin's change form does exactly that): leave the column out of updates.
+        # Only the triggers write the counters. An update through the ORM would write back the
+        # values loaded with the instance, undoing every grade or lease stored or deleted since
+        # (the admin's change form does exactly that): leave those columns out of updates.
         if not self._state.adding and kwargs.get("update_fields") is None:
             kwargs["update_fields"] = [
                 field.name
                 for field in self._meta.concrete_fields
-                if not field.primary_key and field.name != "counted"
+                if not field.primary_key and field.name not in self.TRIGGER_FIELDS
             ]
         elif kwargs.get("update_fields") is not None:
-            kwargs["update_fields"] = [f for f in kwargs["update_fields"] if f != "counted"]
+            kwargs["update_fields"] = [
+                f for f in kwargs["update_fields"] if f not in self.TRIGGER_FIELDS
+            ]
         super().save(*args, **kwargs)
 
     @property

@@ -439,6 +439,7 @@ def item_skip(*, rater: AbstractBaseUser, campaign: Campaign, item_id: int) -> S
     return skip
 
 
+@transaction.atomic
 def lease_release(
     *, campaign: Campaign, rater: AbstractBaseUser | None = None, query_id: int | None = None
 ) -> int:
@@ -448,6 +449,11 @@ def lease_release(
         leases = leases.filter(rater=rater)
     if query_id is not None:
         leases = leases.filter(pool_item__query_id=query_id)
+    # The items first, as the queue locks them: deleting a lease updates its item's counters
+    # (a trigger), and a rater grading that item holds the item while it deletes the lease.
+    # Lease first and item second, the two would wait for each other.
+    items = PoolItem.objects.filter(pk__in=leases.values("pool_item_id")).order_by("pk")
+    list(items.select_for_update().values_list("pk", flat=True))
     deleted, _ = leases.delete()
     return deleted
 

@@ -1,8 +1,8 @@
-"""Check PoolItem.counted against the grades, and mend it with --fix.
+"""Check PoolItem's counters against the grades and leases, and mend them with --fix.
 
-The triggers keep `counted` exact on every write the database sees (annotate/counted.py).
+The triggers keep the counters exact on every write the database sees (annotate/counted.py).
 What they cannot see is a restore made with triggers disabled (pg_restore
---disable-triggers), a TRUNCATE of the grade table, or a hand-made SQL session that dropped
+--disable-triggers), a TRUNCATE of the grade or lease table, or a hand-made SQL session that dropped
 them: afterwards the queue would hand out too many or too few grades per item. This command
 finds that, and --fix reinstalls missing triggers and recounts in one transaction.
 """
@@ -14,15 +14,23 @@ from django.db import connection, transaction
 
 from annotate.counted import TRIGGERS, counted_recount, triggers_install, triggers_present
 
-# Items whose column differs from their counted grades: (item, column, true count).
+# Items whose counters differ from their grades and leases: the item, its counted, leased
+# and first_lease_end, then what they should be. first_lease_end may be earlier than the
+# first end (a renewal pushed that later), never later, and is empty exactly when no lease is.
 _WRONG = """
-SELECT p.id, p.counted, COALESCE(g.n, 0)
+SELECT p.id, p.counted, p.leased, p.first_lease_end,
+    COALESCE(g.n, 0), COALESCE(l.n, 0), l.first_end
 FROM annotate_poolitem p
 LEFT JOIN (
     SELECT pool_item_id, COUNT(*) AS n FROM annotate_grade WHERE NOT cant_judge
     GROUP BY pool_item_id
 ) g ON g.pool_item_id = p.id
-WHERE p.counted <> COALESCE(g.n, 0)
+LEFT JOIN (
+    SELECT pool_item_id, COUNT(*) AS n, MIN(expires_at) AS first_end FROM annotate_lease
+    GROUP BY pool_item_id
+) l ON l.pool_item_id = p.id
+WHERE p.counted <> COALESCE(g.n, 0) OR p.leased <> COALESCE(l.n, 0)
+    OR (p.first_lease_end IS NULL) <> (l.first_end IS NULL) OR p.first_lease_end > l.first_end
 ORDER BY p.id
 """
 SHOWN = 20
@@ -30,8 +38,9 @@ SHOWN = 20
 
 class Command(BaseCommand):
     help = (
-        "Compare every pool item's counted grades (the column the queue reads) with its "
-        "grades, and check that the triggers keeping it are installed. Exits 1 when something "
+        "Compare every pool item's counters (counted grades, lease rows and the first lease "
+        "end, which the queue reads) with its grades and leases, and check that the triggers "
+        "keeping them are installed. Exits 1 when something "
         "is wrong; --fix reinstalls the triggers and recounts every item."
     )
 
@@ -41,9 +50,10 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         with transaction.atomic():
             if options["fix"] and connection.vendor == "postgresql":
-                # Lock out grades while recounting, so none lands between count and write.
+                # Lock out grades and leases while recounting: none lands between count and
+                # write.
                 with connection.cursor() as cursor:
-                    cursor.execute("LOCK TABLE annotate_grade IN SHARE MODE")
+                    cursor.execute("LOCK TABLE annotate_grade, annotate_lease IN SHARE MODE")
             missing = sorted(set(TRIGGERS) - triggers_present(connection))
             with connection.cursor() as cursor:
                 cursor.execute(_WRONG)
@@ -55,14 +65,21 @@ class Command(BaseCommand):
 
     def _report(self, missing: list[str], wrong: list[tuple], *, fixed: bool) -> None:
         if not missing and not wrong:
-            self.stdout.write("counted: every item matches its grades; triggers installed.")
+            self.stdout.write(
+                "counters: every item matches its grades and leases; triggers installed."
+            )
             return
         if missing:
             self.stdout.write(f"missing triggers: {', '.join(missing)}")
         if wrong:
-            self.stdout.write(f"{len(wrong)} items whose counted differs from their grades:")
-            for item, column, truth in wrong[:SHOWN]:
-                self.stdout.write(f"  item {item}: counted {column}, grades {truth}")
+            self.stdout.write(
+                f"{len(wrong)} items whose counters differ from their grades and leases:"
+            )
+            for item, counted, leased, first, grades, leases, first_end in wrong[:SHOWN]:
+                self.stdout.write(
+                    f"  item {item}: counted {counted} for {grades} grades, leased {leased} "
+                    f"for {leases} leases, first lease end {first} for {first_end}"
+                )
             if len(wrong) > SHOWN:
                 self.stdout.write(f"  ... and {len(wrong) - SHOWN} more")
         if fixed:
