@@ -214,17 +214,6 @@ def setup_django(env: dict[str, str]) -> None:
 # -- the server -------------------------------------------------------------------------------
 
 
-# Django imports the URLconf, and with it every view (scipy, matplotlib for reports), on a
-# worker's first request: seconds of CPU that would land inside the timed runs on whichever
-# workers the warm-up missed. A deployment should do the same (gunicorn config or wsgi.py).
-GUNICORN_CONFIG = """
-def post_worker_init(worker):
-    from django.urls import get_resolver
-
-    get_resolver().url_patterns
-"""
-
-
 def free_port() -> int:
     import socket
 
@@ -234,13 +223,11 @@ def free_port() -> int:
 
 
 def start_gunicorn(args: argparse.Namespace, env: dict[str, str]) -> subprocess.Popen:
-    config = OUT_DIR / "bench_grading_gunicorn.py"
-    OUT_DIR.mkdir(parents=True, exist_ok=True)
-    config.write_text(GUNICORN_CONFIG)
+    # config/wsgi.py imports every view and freezes the garbage collector when a worker
+    # starts, as in any deployment with gunicorn config.wsgi.
     command = [
         str(VENV_BIN / "gunicorn"),
         args.app,
-        f"--config={config}",
         f"--workers={args.workers}",
         f"--threads={args.threads}",
         f"--bind=127.0.0.1:{args.port}",
