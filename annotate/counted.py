@@ -79,10 +79,18 @@ CREATE TRIGGER annotate_grade_counted_upd AFTER UPDATE OF pool_item_id, cant_jud
     EXECUTE FUNCTION annotate_grade_counted_upd();
 """
 
-# A lease's end only moves later in the queue (renewal, retaking an expired lease), which
-# leaves first_lease_end a safe lower bound, so those updates write nothing here: a renewal
-# touches no pool item row, and takes no lock beyond its own lease rows. An earlier end (tests,
-# the admin) or a lease moved to another item is written through.
+# A lease's end only moves later in the queue (renewals keep the later of the old and new
+# ends, retaking an expired lease), which leaves first_lease_end a safe lower bound, so those
+# updates write nothing here: a renewal touches no pool item row, and takes no lock beyond its
+# own lease rows. An earlier end (tests, the admin) or a lease moved to another item is written
+# through.
+# Recomputing the first end reads the lease table in a subquery. Under READ COMMITTED, an
+# UPDATE that waited for a row lock applies itself to the newest row but keeps its subqueries'
+# snapshot from before the wait: a lease another transaction committed on the item meanwhile
+# would be missed, leaving first_lease_end empty beside a live lease (the item then looks full
+# for good). So the delete and move paths lock their items in a statement of their own first;
+# the update after it reads a fresh snapshot. In id order, so two such deletes (a cascade, the
+# admin) cannot deadlock on each other.
 _POSTGRES_LEASES = """
 CREATE OR REPLACE FUNCTION annotate_lease_held_ins() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -95,6 +103,10 @@ BEGIN
 END $$;
 CREATE OR REPLACE FUNCTION annotate_lease_held_del() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    -- The items first, in id order (see the note above), then the update, whose subquery
+    -- must see leases committed while it waited for an item's lock.
+    PERFORM 1 FROM annotate_poolitem
+    WHERE id IN (SELECT pool_item_id FROM old_leases) ORDER BY id FOR UPDATE;
     UPDATE annotate_poolitem AS p
     SET leased = p.leased - n.n,
         first_lease_end = (SELECT min(l.expires_at) FROM annotate_lease AS l
@@ -106,6 +118,7 @@ END $$;
 CREATE OR REPLACE FUNCTION annotate_lease_held_upd() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF OLD.pool_item_id IS DISTINCT FROM NEW.pool_item_id THEN
+        PERFORM 1 FROM annotate_poolitem WHERE id = OLD.pool_item_id FOR UPDATE;
         UPDATE annotate_poolitem SET leased = leased - 1,
             first_lease_end = (SELECT min(expires_at) FROM annotate_lease
                                WHERE pool_item_id = OLD.pool_item_id)

@@ -23,8 +23,9 @@ from config.db import hot_cursor
 # other raters hold (thousands, in a busy campaign), so the row decides whenever it can
 # (annotate/counted.py keeps its counters): with fewer lease rows than free slots the item has
 # room, expired leases or not; when its first lease end is still to come, all its leases are
-# live and it has none. Only an item with expired leases that would fill it counts its live
-# ones.
+# live and it has none. Only an item that would be full if every lease were live, and whose
+# first lease end has passed (a lease expired, or was renewed since: the counter keeps the
+# earlier end), counts its live ones.
 _OPEN = """
 FROM annotate_poolitem p
 WHERE p.campaign_id = %s

@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend as DjangoModelBackend
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.exceptions import ValidationError
+from django.db import connection
 
 from config.db import fetch_instances
 
@@ -22,9 +23,9 @@ class ModelBackend(DjangoModelBackend):
             pk = model._meta.pk.to_python(user_id)
         except ValidationError:
             return None
-        sql = (
-            f"SELECT {{columns}} FROM {model._meta.db_table} t WHERE t.{model._meta.pk.column} = %s"
-        )
+        quote = connection.ops.quote_name
+        table, key = quote(model._meta.db_table), quote(model._meta.pk.column)
+        sql = f"SELECT {{columns}} FROM {table} t WHERE t.{key} = %s"
         found = fetch_instances(model, sql, [pk])
         if not found or not self.user_can_authenticate(found[0]):
             return None

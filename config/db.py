@@ -4,13 +4,17 @@ Planning, not running, was most of the database's CPU per grade: the grade's loc
 joins four tables and took ~0.5 ms to plan and ~0.1 ms to run, every time. Django binds
 parameters on the client and turns prepared statements off (they break transaction-mode
 connection poolers), so the hot statements go through a server-binding cursor on a
-connection whose psycopg `prepare_threshold` is 0: each is planned once per connection.
-Every other statement keeps Django's client-side cursor, which never prepares.
+connection whose psycopg `prepare_threshold` is 0: each is parsed once per connection, and
+after five runs PostgreSQL keeps a generic plan when it costs no more than planning each run
+(plan_cache_mode auto). Every other statement keeps Django's client-side cursor, which never
+prepares.
 DATABASE_PREPARED_STATEMENTS=0 (config/env.py) turns this off, for such a pooler.
 
-Only statements whose best plan does not depend on the values belong here: a generic plan
-is chosen after five runs. The queue's walk over the pool is not one (its generic plan read
-the whole pool: 10 ms instead of 1).
+Only statements whose best plan does not depend on the values belong here (key and index
+lookups). The queue's walk over the pool is not one: prepared, it ran 10 ms instead of 1.
+A migration that changes a selected column's type makes open connections' prepared
+statements fail ("cached plan must not change result type") until they close: restart the
+workers after such a migrate, as after any release.
 """
 
 from __future__ import annotations

@@ -82,8 +82,10 @@ def queue_items(*, rater: AbstractBaseUser, campaign: Campaign) -> list[PoolItem
     if not held:
         held = _lease_next_query(rater=rater, campaign=campaign, now=now)
     elif renew_due:
-        Lease.objects.filter(rater=rater, pool_item__in=held).update(
-            expires_at=_lease_until(campaign, now)
+        until = _lease_until(campaign, now)
+        # Never earlier: a manager may have shortened the campaign's leases since.
+        Lease.objects.filter(rater=rater, pool_item__in=held, expires_at__lt=until).update(
+            expires_at=until
         )
     held.sort(key=lambda item: (item.query_id, rater_order_key(rater.pk, item.pk)))
     return held
@@ -246,9 +248,11 @@ RETURNING id
 
 # Live leases only: an expired lease's item may have been leased to others since, and reviving
 # it would hand the item to more raters than it needs (the one then refused is the other).
+# Never earlier than a lease's end: a manager may have shortened the campaign's leases since,
+# and an earlier end would make the lease triggers lock other raters' items (counted.py).
 _RENEW_QUERY_LEASES = """
 UPDATE annotate_lease SET expires_at = %s
-WHERE rater_id = %s AND expires_at > %s
+WHERE expires_at < %s AND rater_id = %s AND expires_at > %s
     AND pool_item_id IN (SELECT id FROM annotate_poolitem WHERE query_id = %s)
 """
 
@@ -363,7 +367,8 @@ def grade_submit(
         if locked.renew_due:
             # Working keeps the rest of the query leased.
             until = at(_lease_until(campaign, now))
-            cursor.execute(_RENEW_QUERY_LEASES, [until, rater.pk, at(now), locked.query_id])
+            params = [until, until, rater.pk, at(now), locked.query_id]
+            cursor.execute(_RENEW_QUERY_LEASES, params)
     grade = Grade(
         pk=inserted[0],
         pool_item_id=item,
@@ -453,8 +458,9 @@ def lease_release(
     # (a trigger), and a rater grading that item holds the item while it deletes the lease.
     # Lease first and item second, the two would wait for each other.
     items = PoolItem.objects.filter(pk__in=leases.values("pool_item_id")).order_by("pk")
-    list(items.select_for_update().values_list("pk", flat=True))
-    deleted, _ = leases.delete()
+    locked = list(items.select_for_update().values_list("pk", flat=True))
+    # Only on the items locked: a lease taken since is on an item this did not lock.
+    deleted, _ = leases.filter(pool_item_id__in=locked).delete()
     return deleted
 
 

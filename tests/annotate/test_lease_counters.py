@@ -221,3 +221,69 @@ def test_counted_check_finds_and_mends_wrong_lease_counters(setup):
     assert f"item {held[0].pk}: counted 0 for 0 grades, leased 0 for 1 leases" in report
     call_command("counted_check", "--fix", stdout=StringIO())
     assert_held_exact()
+
+
+def test_renewal_never_moves_an_end_earlier(setup):
+    """A manager shortened the campaign's leases after a look-ahead lease was taken: renewing
+    the due lease must not cut the longer one short (nor make the triggers lock items)."""
+    campaign, items, raters, good, _ = setup
+    rater = raters[0]
+    held = queue_items(rater=rater, campaign=campaign)
+    now = timezone.now()
+    due, long = held[0], held[1]
+    Lease.objects.filter(rater=rater, pool_item=due).update(expires_at=now + timedelta(seconds=5))
+    far = now + timedelta(hours=2)
+    Lease.objects.filter(rater=rater, pool_item=long).update(expires_at=far)
+    queue_items(rater=rater, campaign=campaign)
+    ends = dict(Lease.objects.filter(rater=rater).values_list("pool_item_id", "expires_at"))
+    assert ends[due.pk] > now + timedelta(minutes=campaign.lease_minutes - 1)  # renewed
+    assert ends[long.pk] == far  # not shortened
+    assert_held_exact(renewed=True)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_lease_deleted_while_another_is_taken_on_the_item_keeps_the_first_end(personas):
+    """A cascade deletes a lease (no item lock first) while a rater leases the same item: the
+    delete's recount must see the new lease, not leave first_lease_end empty beside it."""
+    assert connection.vendor == "postgresql"
+    campaign, items, raters, good, _ = queue_setup(
+        personas.campaign, overlap=3, queries=1, docs_per_query=1, raters=2
+    )
+    item = items[0]
+    first, second = raters
+    Lease.objects.create(pool_item=item, rater=first, expires_at=timezone.now() + timedelta(1))
+    errors: list[BaseException] = []
+    holding = threading.Event()
+
+    def lease() -> None:
+        try:
+            with transaction.atomic():
+                PoolItem.objects.select_for_update().get(pk=item.pk)  # as _lease_query does
+                ends = timezone.now() + timedelta(minutes=15)
+                Lease.objects.create(pool_item=item, rater=second, expires_at=ends)
+                holding.set()
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_sleep(0.5)")  # the delete starts meanwhile
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    def delete() -> None:
+        try:
+            holding.wait(timeout=10)
+            Lease.objects.filter(rater=first).delete()
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=lease), threading.Thread(target=delete)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not errors, errors
+    assert Lease.objects.count() == 1
+    assert_held_exact()

@@ -45,3 +45,20 @@ def test_a_signed_in_rater_stays_signed_in_until_deactivated(personas):
 def test_signing_in_checks_the_password(personas):
     assert authenticate(username="rater", password=PASSWORD) == personas.rater
     assert authenticate(username="rater", password=PASSWORD + "x") is None
+
+
+def test_a_session_signed_in_through_djangos_backend_stays_signed_in(personas):
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.test import Client
+
+    from config.sessions import SessionStore
+
+    store = SessionStore()
+    store[SESSION_KEY] = str(personas.rater.pk)
+    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"  # before config.auth
+    store[HASH_SESSION_KEY] = personas.rater.get_session_auth_hash()
+    store.create()
+    client = Client()
+    client.cookies[settings.SESSION_COOKIE_NAME] = store.session_key
+    assert client.get(reverse("annotate:home")).status_code == 200
+    assert client.get(reverse("annotate:home")).wsgi_request.user == personas.rater

@@ -51,8 +51,11 @@ class Command(BaseCommand):
         with transaction.atomic():
             if options["fix"] and connection.vendor == "postgresql":
                 # Lock out grades and leases while recounting: none lands between count and
-                # write.
+                # write. The pool items first, as the queue takes them: a grade holds its item's
+                # row and then inserts; locking the grade table first would wait for that grade
+                # while it waits for us.
                 with connection.cursor() as cursor:
+                    cursor.execute("LOCK TABLE annotate_poolitem IN EXCLUSIVE MODE")
                     cursor.execute("LOCK TABLE annotate_grade, annotate_lease IN SHARE MODE")
             missing = sorted(set(TRIGGERS) - triggers_present(connection))
             with connection.cursor() as cursor:
@@ -85,4 +88,4 @@ class Command(BaseCommand):
         if fixed:
             self.stdout.write("fixed: triggers installed, every item recounted.")
             return
-        raise CommandError("counted is out of step; run again with --fix")
+        raise CommandError("the counters are out of step; run again with --fix")
