@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -34,6 +35,27 @@ def assert_held_exact(*, renewed: bool = False) -> None:
         if item.leased != item.n or not end_ok:
             wrong.append((item.pk, item.n, item.leased, item.first, item.first_lease_end))
     assert not wrong, f"(item, leases, leased, first end, first_lease_end): {wrong}"
+
+
+def in_threads(*work: Callable[[], None]) -> list[BaseException]:
+    """Run each function in a thread of its own (each with its own connection) and return
+    what they raised."""
+    errors: list[BaseException] = []
+
+    def run(function: Callable[[], None]) -> None:
+        try:
+            function()
+        except BaseException as exc:  # returned to the test, which asserts on it
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(function,)) for function in work]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return errors
 
 
 @pytest.fixture
@@ -167,36 +189,21 @@ def test_releasing_leases_while_their_rater_grades_does_not_deadlock(personas):
     )
     rater = raters[0]
     held = queue_items(rater=rater, campaign=campaign)
-    errors: list[BaseException] = []
     holding = threading.Event()
 
     def grade() -> None:
-        try:
-            with transaction.atomic():
-                PoolItem.objects.select_for_update().get(pk=held[0].pk)  # as grade_submit does
-                holding.set()
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_sleep(0.5)")  # the release starts meanwhile
-                Lease.objects.filter(rater=rater, pool_item=held[0]).delete()
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connections.close_all()
+        with transaction.atomic():
+            PoolItem.objects.select_for_update().get(pk=held[0].pk)  # as grade_submit does
+            holding.set()
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_sleep(0.5)")  # the release starts meanwhile
+            Lease.objects.filter(rater=rater, pool_item=held[0]).delete()
 
     def release() -> None:
-        try:
-            holding.wait(timeout=10)
-            lease_release(campaign=campaign, rater=rater)
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connections.close_all()
+        holding.wait(timeout=10)
+        lease_release(campaign=campaign, rater=rater)
 
-    threads = [threading.Thread(target=grade), threading.Thread(target=release)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    errors = in_threads(grade, release)
     assert not errors, errors
     assert not Lease.objects.exists()
     assert_held_exact()
@@ -253,37 +260,22 @@ def test_a_lease_deleted_while_another_is_taken_on_the_item_keeps_the_first_end(
     item = items[0]
     first, second = raters
     Lease.objects.create(pool_item=item, rater=first, expires_at=timezone.now() + timedelta(1))
-    errors: list[BaseException] = []
     holding = threading.Event()
 
     def lease() -> None:
-        try:
-            with transaction.atomic():
-                PoolItem.objects.select_for_update().get(pk=item.pk)  # as _lease_query does
-                ends = timezone.now() + timedelta(minutes=15)
-                Lease.objects.create(pool_item=item, rater=second, expires_at=ends)
-                holding.set()
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_sleep(0.5)")  # the delete starts meanwhile
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connections.close_all()
+        with transaction.atomic():
+            PoolItem.objects.select_for_update().get(pk=item.pk)  # as _lease_query does
+            ends = timezone.now() + timedelta(minutes=15)
+            Lease.objects.create(pool_item=item, rater=second, expires_at=ends)
+            holding.set()
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_sleep(0.5)")  # the delete starts meanwhile
 
     def delete() -> None:
-        try:
-            holding.wait(timeout=10)
-            Lease.objects.filter(rater=first).delete()
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connections.close_all()
+        holding.wait(timeout=10)
+        Lease.objects.filter(rater=first).delete()
 
-    threads = [threading.Thread(target=lease), threading.Thread(target=delete)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    errors = in_threads(lease, delete)
     assert not errors, errors
     assert Lease.objects.count() == 1
     assert_held_exact()
