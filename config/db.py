@@ -80,8 +80,8 @@ def fetch_instances(model: type[M], sql: str, params: Sequence, *, alias: str = 
     values pass through the same converters the ORM applies (SQLite's naive datetimes become
     aware, for one). For the per-request reads where compiling the ORM's query cost several
     times running it."""
-    fields, converters = _load_plan(model, connections[DEFAULT_DB_ALIAS].vendor, alias)
     connection = connections[DEFAULT_DB_ALIAS]
+    fields, converters = _load_plan(model, connection.vendor, alias)
     columns = ", ".join(f"{alias}.{connection.ops.quote_name(f.column)}" for f in fields)
     with hot_cursor() as cursor:
         cursor.execute(sql.format(columns=columns), params)
@@ -99,6 +99,8 @@ def fetch_instances(model: type[M], sql: str, params: Sequence, *, alias: str = 
 
 @functools.cache
 def _load_plan(model: type[Model], vendor: str, alias: str) -> tuple[list, list]:
+    """The model's fields and, per field that needs them, the ORM's converters for this
+    database (`vendor` keys the cache: SQLite converts datetimes, PostgreSQL does not)."""
     connection = connections[DEFAULT_DB_ALIAS]
     fields = list(model._meta.concrete_fields)
     converters = []

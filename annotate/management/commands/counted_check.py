@@ -2,9 +2,9 @@
 
 The triggers keep the counters exact on every write the database sees (annotate/counted.py).
 What they cannot see is a restore made with triggers disabled (pg_restore
---disable-triggers), a TRUNCATE of the grade or lease table, or a hand-made SQL session that dropped
-them: afterwards the queue would hand out too many or too few grades per item. This command
-finds that, and --fix reinstalls missing triggers and recounts in one transaction.
+--disable-triggers), a TRUNCATE of the grade or lease table, or a hand-made SQL session that
+dropped them: afterwards the queue would hand out too many or too few grades per item. This
+command finds that, and --fix reinstalls missing triggers and recounts in one transaction.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ class Command(BaseCommand):
     help = (
         "Compare every pool item's counters (counted grades, lease rows and the first lease "
         "end, which the queue reads) with its grades and leases, and check that the triggers "
-        "keeping them are installed. Exits 1 when something "
-        "is wrong; --fix reinstalls the triggers and recounts every item."
+        "keeping them are installed. Exits 1 when something is wrong; --fix reinstalls the "
+        "triggers and recounts every item."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
