@@ -249,8 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     from django.test.utils import CaptureQueriesContext
 
     from annotate.models import Campaign, Grade, Membership, Role
-    from metrics.scores import MeasureSettings
-    from metrics.services import agreement_snapshot, progress_snapshot, scores_snapshot
+    from metrics.services.scores import MeasureSettings
+    from metrics.services.snapshots import agreement_snapshot, progress_snapshot, scores_snapshot
 
     settings.ALLOWED_HOSTS = ["*"]
     call_command("migrate", verbosity=0)

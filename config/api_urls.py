@@ -7,7 +7,7 @@ from rest_framework.routers import DefaultRouter
 from annotate.api import urls as annotate_api
 from annotate.api.errors import not_found
 from annotate.api.me import MeView
-from metrics import api as metrics_api
+from metrics.api import endpoints as metrics_api
 
 router = DefaultRouter()
 annotate_api.register(router)

@@ -26,9 +26,9 @@ from annotate.api.scoping import managed, managed_campaign, managed_ids, rated
 from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField
 from annotate.models import Comparison, Run, SxsTask, Verdict
 from annotate.selectors_sxs import chosen_side, rater_label
-from annotate.selectors_sxs_report import comparison_report, decision_text
 from annotate.services.sxs import ComparisonRefused, comparison_create, verdict_submit
 from annotate.services.sxs_judging import sxs_state
+from metrics.decide.gsb import comparison_report, decision_text
 
 MANAGER_ONLY = [
     "name",

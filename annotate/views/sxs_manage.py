@@ -17,15 +17,15 @@ from annotate.forms.sxs import ComparisonForm
 from annotate.models import Comparison, Query
 from annotate.selectors import campaign_managed_by
 from annotate.selectors_sxs import comparison_managed_by, comparison_progress
-from annotate.selectors_sxs_report import (
+from annotate.services.sxs import ComparisonRefused, comparison_create
+from annotate.sxs_chart import strength_svg, verdict_bar_svg
+from metrics.decide.gsb import (
     comparison_report,
     decision_text,
     manager_query_view,
     report_summary_rows,
     sorted_rows,
 )
-from annotate.services.sxs import ComparisonRefused, comparison_create
-from annotate.sxs_chart import strength_svg, verdict_bar_svg
 
 
 @login_required

@@ -15,7 +15,18 @@ measures.
 """
 
 from .align import Ranking
-from .api import (
+from .data import Qrels, Run
+from .evaluate import MissingQueriesWarning, Result, evaluate
+from .measures import (
+    MEASURE_SETS,
+    MEASURES,
+    MeasureSpec,
+    output_names,
+    parse_measure,
+    parse_measures,
+)
+from .readers import read_qrels, read_run, read_scored
+from .shortcuts import (
     average_precision,
     bpref,
     cg,
@@ -31,17 +42,6 @@ from .api import (
     reciprocal_rank,
     success,
 )
-from .data import Qrels, Run
-from .evaluate import MissingQueriesWarning, Result, evaluate
-from .measures import (
-    MEASURE_SETS,
-    MEASURES,
-    MeasureSpec,
-    output_names,
-    parse_measure,
-    parse_measures,
-)
-from .readers import read_qrels, read_run, read_scored
 
 __all__ = [
     "MEASURES",

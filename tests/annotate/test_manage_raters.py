@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotate.models import Grade, Lease, Membership, PoolItem, Role, Skip
-from annotate.selectors_progress import median_seconds_by_rater, rater_progress_table
+from annotate.selectors.progress import median_seconds_by_rater, rater_progress_table
 from annotate.services.queue import grade_submit, item_skip, queue_items
 from tests.annotate.queue_helpers import build_pool, make_raters
 

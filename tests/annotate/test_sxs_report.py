@@ -7,11 +7,6 @@ from __future__ import annotations
 import pytest
 
 from annotate.models import Side, Verdict
-from annotate.selectors_sxs_report import (
-    comparison_report,
-    decision_text,
-    verdict_arrays,
-)
 from annotate.services.sxs import sxs_queue, verdict_submit
 from annotate.sxs_chart import strength_svg, verdict_bar_svg
 from metrics.core.stats import (
@@ -20,6 +15,11 @@ from metrics.core.stats import (
     krippendorff_alpha,
     pairwise_agreement,
     reliability_matrix,
+)
+from metrics.decide.gsb import (
+    comparison_report,
+    decision_text,
+    verdict_arrays,
 )
 from tests.annotate.queue_helpers import make_raters
 from tests.annotate.sxs_helpers import distinct_lists, make_comparison

@@ -16,7 +16,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from knox.models import AuthToken
 from rest_framework.test import APIClient
 
-from metrics.comparison import COMPARE_SEED
+from metrics.decide.ndcg import COMPARE_SEED
 
 LEVEL = "2"  # the campaign's "relevant from" grade (Fair), passed to the command line as -l
 

@@ -157,8 +157,8 @@ def test_the_comparison_gives_statistics_md_section_6s_case(personas, data, monk
     """STATISTICS.md section 6: A = .50 .60 .70 .40 .80 .30, B = .60 .65 .68 .55 .80 .42 give
     a mean difference of 0.0667, t = 2.4008, p = 0.0616, interval [-0.0047, 0.1380] and an
     exact randomization p of 0.1250."""
-    from metrics import api as metrics_api
-    from metrics.api_scores import Scores
+    from metrics.api import endpoints as metrics_api
+    from metrics.services.api_scores import Scores
 
     a = [0.50, 0.60, 0.70, 0.40, 0.80, 0.30]
     b = [0.60, 0.65, 0.68, 0.55, 0.80, 0.42]

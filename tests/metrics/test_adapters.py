@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from annotate.models import Document, LabelSource, SourceLabel
 from annotate.ranking import run_order
-from metrics.adapters import UNJUDGED_GRADE, campaign_qrels, campaign_runs, vocabulary
+from metrics.adapters.campaign import UNJUDGED_GRADE, campaign_qrels, campaign_runs, vocabulary
 from metrics.core import evaluate
 from tests.annotate.judgment_data import (
     document,

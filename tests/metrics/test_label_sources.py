@@ -16,7 +16,7 @@ from annotate.services.imports import import_qrels
 from annotate.services.labels.clicks import derive_clicks
 from annotate.services.labels.competitor import import_competitor
 from annotate.services.labels.logs import import_log
-from metrics.label_sources import RATERS, order_change, round_half_up, sources_report
+from metrics.services.label_sources import RATERS, order_change, round_half_up, sources_report
 from tests.annotate.import_support import add_queries, write
 from tests.annotate.judgment_data import grade, make_run, pool_item
 

@@ -10,8 +10,8 @@ import krippendorff
 import numpy as np
 import pytest
 
-from metrics.agreement import agreement_compute
-from metrics.disagreements import disagreements
+from metrics.selectors.disagreements import disagreements
+from metrics.services.agreement import agreement_compute
 from tests.annotate.judgment_data import grade, pool_item
 from tests.metrics.report_helpers import make_raters
 

@@ -17,8 +17,8 @@ from django.urls import reverse
 from annotate.models import LabelSource, SourceLabel
 from annotate.services.adjudication import adjudication_set
 from annotate.services.exports import export_qrels
-from metrics.scores import MeasureSettings
-from metrics.services import scores_snapshot
+from metrics.services.scores import MeasureSettings
+from metrics.services.snapshots import scores_snapshot
 from tests.metrics.report_helpers import make_world, write_chunks, write_run
 
 ROOT = Path(__file__).resolve().parents[2]

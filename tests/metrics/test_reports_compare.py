@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metrics.comparison import comparison_report
 from metrics.core.stats import holm, paired_t_test
+from metrics.decide.ndcg import comparison_report
 
 A = [0.50, 0.60, 0.70, 0.40, 0.80, 0.30]
 B = [0.60, 0.65, 0.68, 0.55, 0.80, 0.42]

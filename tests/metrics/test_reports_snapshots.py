@@ -15,9 +15,9 @@ from django.utils import timezone
 from annotate.models import Grade, LabelSource, Query, RunEntry, SourceLabel
 from annotate.services.adjudication import adjudication_set
 from metrics.models import EvaluationSnapshot, SnapshotKind
-from metrics.presenting import age_text
-from metrics.scores import MeasureSettings
-from metrics.services import agreement_snapshot, dashboard_snapshots, scores_snapshot
+from metrics.reports.presenting import age_text
+from metrics.services.scores import MeasureSettings
+from metrics.services.snapshots import agreement_snapshot, dashboard_snapshots, scores_snapshot
 from tests.metrics.report_helpers import make_world
 
 

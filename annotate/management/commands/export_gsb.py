@@ -9,7 +9,7 @@ import io
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotate.management.commands._export_common import add_common_arguments, campaign_by_slug
-from annotate.selectors_sxs_report import gsb_cli_rows
+from metrics.decide.gsb import gsb_cli_rows
 
 
 class Command(BaseCommand):

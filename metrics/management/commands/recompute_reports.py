@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotate.models import Campaign
-from metrics.services import snapshots_recompute
+from metrics.services.snapshots import snapshots_recompute
 
 
 class Command(BaseCommand):

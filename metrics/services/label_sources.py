@@ -9,8 +9,8 @@ imported qrels, a competitor's ranking, clicks, purchases) set against every oth
   grades, as the TREC qrels export does, so a 2.5 is a 3 here. The categories are the union of
   the label scale's grades and the grades either source uses (a purchases source adds 0), so
   the weights and the ordinal distances run over the whole scale.
-- Scores: every run evaluated under every source (metrics.adapters: every query of the campaign
-  counts, a query a source does not label scores 0 under it), NDCG@k, MAP, P@k, MRR and
+- Scores: every run evaluated under every source (metrics.adapters.campaign: every query of the
+  campaign counts, a query a source does not label scores 0 under it), NDCG@k, MAP, P@k, MRR and
   judged@k at the campaign's relevance level; then Kendall's tau-b between the orders of the
   runs by NDCG@k under two sources, and the number of pairs of runs the two orders swap.
 """
@@ -24,7 +24,7 @@ import numpy as np
 from scipy.stats import kendalltau
 
 from annotate.models import Campaign, LabelSource
-from metrics.adapters import (
+from metrics.adapters.campaign import (
     CampaignQrels,
     CampaignRun,
     campaign_qrels,

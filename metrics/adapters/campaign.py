@@ -36,7 +36,7 @@ from django.db.models import Max
 from annotate.models import Campaign, Document, Label, LabelSource, Run, RunEntry
 from annotate.ranking import ranking_permutation
 from annotate.services.aggregation import QrelsTable, aggregate_qrels, source_qrels
-from metrics.columns import fetch_frame
+from metrics.adapters.columns import fetch_frame
 from metrics.core import Qrels
 from metrics.core import Run as EngineRun
 

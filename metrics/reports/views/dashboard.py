@@ -23,11 +23,11 @@ from annotate.services.adjudication import (
     adjudication_clear,
     adjudication_set,
 )
-from metrics.disagreements import PAGE, disagreements
-from metrics.forms import AdjudicationForm, BasisForm
-from metrics.presenting import age_text, basis_text, csv_response
-from metrics.selectors import PoolProgress, holding_by_rater, leased_items, timeline_from
-from metrics.services import dashboard_snapshots
+from metrics.reports.forms import AdjudicationForm, BasisForm
+from metrics.reports.presenting import age_text, basis_text, csv_response
+from metrics.selectors.disagreements import PAGE, disagreements
+from metrics.selectors.progress import PoolProgress, holding_by_rater, leased_items, timeline_from
+from metrics.services.snapshots import dashboard_snapshots
 
 
 @login_required

@@ -15,7 +15,7 @@ import polars as pl
 
 from annotate.models import Adjudication, Campaign, Grade, PoolItem
 from annotate.services.aggregation import aggregate
-from metrics.agreement import grade_frame
+from metrics.services.agreement import grade_frame
 
 PAGE = 100
 

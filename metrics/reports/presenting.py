@@ -14,7 +14,7 @@ from django.utils.timesince import timesince
 
 from annotate.models import Campaign
 from annotate.services.aggregation import SOURCE_RULE, rule_note
-from metrics.services import Fresh
+from metrics.services.snapshots import Fresh
 
 
 def basis_text(*, rule: str, source: str | None, adjudicated: int = 0) -> str:

@@ -1,8 +1,8 @@
 """Scores for the API: any measure of the engine, per system and per query, with where the
 numbers came from and how old they are.
 
-The report's snapshots (metrics.services.scores_snapshot) hold NDCG@k, MAP, P@k, MRR, ERR@k
-and judged@k for one k, gain, discount and ideal. A request those cover is answered from the
+The report's snapshots (metrics.services.snapshots.scores_snapshot) hold NDCG@k, MAP, P@k, MRR,
+ERR@k and judged@k for one k, gain, discount and ideal. A request those cover is answered from the
 snapshot (recomputed first if the judgments or runs changed since), with its age. Any other
 measure (recall.100, bpref, a gain map, several cut-offs) is computed on request by the same
 adapters and engine, with the same rules (every campaign query counts, the campaign's
@@ -19,11 +19,11 @@ import numpy as np
 from django.utils import timezone
 
 from annotate.models import Campaign, LabelSource
-from metrics.adapters import campaign_qrels, campaign_runs, vocabulary
+from metrics.adapters.campaign import campaign_qrels, campaign_runs, vocabulary
 from metrics.core import evaluate, parse_measures
 from metrics.core.measures import parse_gain_map
-from metrics.scores import DISCOUNTS, IDEALS, MAX_K, MeasureSettings, t_interval
-from metrics.services import scores_snapshot
+from metrics.services.scores import DISCOUNTS, IDEALS, MAX_K, MeasureSettings, t_interval
+from metrics.services.snapshots import scores_snapshot
 
 # Cut-offs above this are refused: the engine allocates per-rank arrays of that size.
 MAX_API_CUTOFF = 1000

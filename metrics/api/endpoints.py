@@ -21,13 +21,13 @@ from rest_framework.views import APIView
 from annotate.api.scoping import managed_campaign
 from annotate.api.serializers import JSON, ErrorSerializer
 from annotate.models import Comparison
-from annotate.selectors_progress import rater_progress_table
+from annotate.selectors.progress import rater_progress_table
 from annotate.selectors_sxs import comparison_progress
-from metrics.api_scores import Scores, campaign_scores
-from metrics.comparison import COMPARE_SEED
 from metrics.core.stats import compare_runs
-from metrics.selectors import pool_progress
-from metrics.services import agreement_snapshot
+from metrics.decide.ndcg import COMPARE_SEED
+from metrics.selectors.progress import pool_progress
+from metrics.services.api_scores import Scores, campaign_scores
+from metrics.services.snapshots import agreement_snapshot
 
 SCORE_PARAMETERS = [
     OpenApiParameter(

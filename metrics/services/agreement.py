@@ -25,7 +25,7 @@ import polars as pl
 from django.contrib.auth import get_user_model
 
 from annotate.models import Campaign, Grade, Label
-from metrics.columns import fetch_frame
+from metrics.adapters.columns import fetch_frame
 from metrics.core.stats import (
     cohen_kappa,
     fleiss_kappa,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from metrics.adapters import CampaignQrels, CampaignRun
+from metrics.adapters.campaign import CampaignQrels, CampaignRun
 from metrics.core import evaluate
 
 CONFIDENCE = 0.95

@@ -1,9 +1,8 @@
-"""Reads behind the campaign dashboard: how far the judging is, who did what, and when.
-
-Each figure is one grouped query (or a few), whatever the size. The dashboard reads them through
-a snapshot (``progress_compute``, metrics.services.progress_snapshot) recomputed whenever a
+"""Reads behind the campaign dashboard: how far the judging is, who did what, and when. Each figure
+is one grouped query (or a few), whatever the size. The dashboard reads them through a snapshot
+(``progress_compute``, metrics.services.snapshots.progress_snapshot) recomputed whenever a
 grade, skip, rater or pool item changes; only the leases, which change by the minute, are read
-live. The per-rater table is annotate.selectors_progress's.
+live. The per-rater table is annotate.selectors.progress's.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from django.db.models.functions import Coalesce, Least, TruncDay, TruncHour
 from django.utils import timezone
 
 from annotate.models import Campaign, Grade, Lease, PoolItem
-from annotate.selectors_progress import rater_progress_table
+from annotate.selectors.progress import rater_progress_table
 
 # Up to this span the timeline counts grades per hour; beyond, per day (bars stay readable).
 HOURLY_SPAN = timedelta(days=14)
@@ -172,7 +171,7 @@ def _next_bucket(moment: datetime, unit: str) -> datetime:
 
 def progress_compute(*, campaign: Campaign) -> dict:
     """What the dashboard shows about the judging, as a snapshot stores it (JSON): the pool's
-    completion, the per-rater table of annotate.selectors_progress, and the timeline. Leases
+    completion, the per-rater table of annotate.selectors.progress, and the timeline. Leases
     are left out: they change by the minute and are read live."""
     timeline = grades_over_time(campaign=campaign)
     raters = []

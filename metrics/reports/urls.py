@@ -2,7 +2,9 @@
 
 from django.urls import path
 
-from metrics import views, views_scores, views_sources
+from metrics.reports.views import dashboard as views
+from metrics.reports.views import scores as views_scores
+from metrics.reports.views import sources as views_sources
 
 app_name = "metrics"
 

@@ -19,18 +19,18 @@ from django.utils import timezone
 
 from annotate.models import Campaign, LabelSource
 from annotate.services.aggregation import SOURCE_RULE
-from metrics.adapters import campaign_qrels, iter_campaign_runs, vocabulary
-from metrics.agreement import agreement_compute
-from metrics.fingerprint import (
+from metrics.adapters.campaign import campaign_qrels, iter_campaign_runs, vocabulary
+from metrics.models import EvaluationSnapshot, SnapshotKind
+from metrics.reports.snapshot_charts import dashboard_charts, scores_charts
+from metrics.selectors.progress import progress_compute
+from metrics.services.agreement import agreement_compute
+from metrics.services.fingerprint import (
     agreement_fingerprint,
     grades_fingerprint,
     progress_fingerprint,
     scores_fingerprint,
 )
-from metrics.models import EvaluationSnapshot, SnapshotKind
-from metrics.report_charts import dashboard_charts, scores_charts
-from metrics.scores import MeasureSettings, evaluate_campaign
-from metrics.selectors import progress_compute
+from metrics.services.scores import MeasureSettings, evaluate_campaign
 
 
 @dataclass(frozen=True)

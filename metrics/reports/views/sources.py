@@ -1,7 +1,8 @@
-"""Label sources: the report that sets every source against every other (metrics.label_sources),
-its CSV downloads, and the manager's forms to add sources without raters (a competitor's
-ranking, a behaviour log, labels derived from a log). Managers of the campaign only: anyone
-else gets 404, an anonymous visitor the login page. Bad parameters answer 400 with a message.
+"""Label sources: the report that sets every source against every other
+(metrics.services.label_sources), its CSV downloads, and the manager's forms to add sources
+without raters (a competitor's ranking, a behaviour log, labels derived from a log). Managers of
+the campaign only: anyone else gets 404, an anonymous visitor the login page. Bad parameters
+answer 400 with a message.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from annotate.services.labels.clicks import DEFAULT_MIN_IMPRESSIONS, derive_clic
 from annotate.services.labels.competitor import import_competitor
 from annotate.services.labels.logs import import_log
 from annotate.services.labels.purchases import derive_purchases
-from metrics import charts
-from metrics.forms_sources import CompetitorForm, DeriveForm, LogForm, SourcesSettingsForm
-from metrics.label_sources import RATERS, SourcesReport, SourceSummary, sources_report
-from metrics.presenting import csv_response
+from metrics.reports import charts
+from metrics.reports.forms_sources import CompetitorForm, DeriveForm, LogForm, SourcesSettingsForm
+from metrics.reports.presenting import csv_response
+from metrics.services.label_sources import RATERS, SourcesReport, SourceSummary, sources_report
 
 DOWNLOADS = ("scores", "agreement", "confusion", "orders")
 

@@ -8,7 +8,7 @@ from django import forms
 from annotate.models import Aggregation, BehaviourLog, Campaign
 from annotate.services.labels.bands import bands_text, default_bands, parse_bands
 from annotate.services.labels.clicks import DEFAULT_MIN_IMPRESSIONS, parse_thresholds
-from metrics.label_sources import DEFAULT_K, MAX_K
+from metrics.services.label_sources import DEFAULT_K, MAX_K
 
 MATCH_CHOICES = [
     ("auto", "by URL when the value has a scheme, else by document id"),

@@ -7,9 +7,9 @@ from django import forms
 from django.http import QueryDict
 
 from annotate.models import Aggregation, Campaign, Label, LabelSource
-from metrics.scores import DEFAULT_K, MAX_K, MeasureSettings
+from metrics.services.scores import DEFAULT_K, MAX_K, MeasureSettings
 
-# The values are metrics.scores' GAINS, DISCOUNTS and IDEALS (MeasureSettings checks them).
+# The values are metrics.services.scores' GAINS, DISCOUNTS and IDEALS (MeasureSettings checks them).
 GAIN_CHOICES = [("linear", "linear (g)"), ("exponential", "exponential (2^g − 1)")]
 DISCOUNT_CHOICES = [("log2", "1 / log2(i + 1)"), ("jarvelin", "Järvelin–Kekäläinen")]
 IDEAL_CHOICES = [("judged", "every judged document"), ("retrieved", "the retrieved list only")]

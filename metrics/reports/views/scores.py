@@ -1,7 +1,7 @@
 """Manager report pages on system scores: the systems table with intervals and curves, the
 comparison of two systems, the per-query table and one query's drill-down.
 
-Every page reads one snapshot (metrics.services.scores_snapshot, recomputed first if the
+Every page reads one snapshot (metrics.services.snapshots.scores_snapshot, recomputed first if the
 judgments or runs changed) and states the labels and settings it used. Bad parameters answer
 400 with the form's message. Managers of the campaign only (404 for anyone else).
 """
@@ -20,14 +20,14 @@ from django.views.decorators.http import require_GET
 
 from annotate.models import Campaign, Query
 from annotate.selectors import campaign_managed_by
-from metrics import charts
-from metrics.comparison import COMPARE_SEED, comparison_report
-from metrics.drilldown import query_drilldown
-from metrics.forms import ScoresForm
-from metrics.presenting import age_text, basis_text, csv_response
-from metrics.report_charts import display_name
-from metrics.scores import JUDGED_WARNING
-from metrics.services import Fresh, scores_snapshot
+from metrics.decide.ndcg import COMPARE_SEED, comparison_report
+from metrics.reports import charts
+from metrics.reports.forms import ScoresForm
+from metrics.reports.presenting import age_text, basis_text, csv_response
+from metrics.reports.snapshot_charts import display_name
+from metrics.selectors.drilldown import query_drilldown
+from metrics.services.scores import JUDGED_WARNING
+from metrics.services.snapshots import Fresh, scores_snapshot
 
 QUERIES_PAGE = 100
 COMPARE_CACHE_SECONDS = 3600

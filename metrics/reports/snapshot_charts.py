@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics import charts
+from metrics.reports import charts
 
 
 def display_name(system: dict) -> str:
@@ -52,7 +52,7 @@ def scores_charts(summary: dict) -> dict[str, str]:
 
 def dashboard_charts(*, progress: dict, agreement: dict) -> dict[str, str]:
     """Grades over time (stacked by rater) and the raters' kappa matrix."""
-    from metrics.selectors import timeline_from
+    from metrics.selectors.progress import timeline_from
 
     out = {}
     timeline = timeline_from(progress["timeline"])

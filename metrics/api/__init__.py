@@ -1,0 +1,1 @@
+"""The metrics REST endpoints under /api/v1/campaigns/<slug>/ (``endpoints``)."""

@@ -1,0 +1,2 @@
+"""Decide: two systems compared on NDCG (``ndcg``) and a side-by-side comparison's GSB
+decision (``gsb``)."""

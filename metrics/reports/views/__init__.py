@@ -1,0 +1,1 @@
+"""Report views: the dashboard and disagreements, system scores, label sources."""

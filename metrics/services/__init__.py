@@ -1,0 +1,2 @@
+"""Report computations and their stored snapshots: scores, agreement, label sources, the
+snapshots' fingerprints."""
