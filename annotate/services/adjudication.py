@@ -1,5 +1,5 @@
 """Adjudication: a manager settles a pool item's label by hand, and the ruling wins over the
-raters' aggregate wherever qrels are made (``aggregate_qrels`` calls ``apply_adjudications``).
+raters' aggregate wherever qrels are made (the merge is metrics.core.aggregate's).
 
 A ruling is kept beside the grades, never written over them: the raters' own answers stay in
 the agreement figures and the exports of raw grades, and clearing the ruling brings the
@@ -7,8 +7,6 @@ aggregate back.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
@@ -26,18 +24,6 @@ class AdjudicationRefused(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
-
-
-@dataclass(frozen=True)
-class Adjudicated:
-    """Qrels columns after the rulings are applied (items ascending)."""
-
-    item: np.ndarray
-    query_id: np.ndarray
-    document_id: np.ndarray
-    grade: np.ndarray
-    n: np.ndarray
-    adjudicated: np.ndarray  # bool: the grade is a manager's ruling
 
 
 @transaction.atomic
@@ -90,40 +76,3 @@ def adjudication_rows(*, campaign: Campaign) -> np.ndarray:
         dtype=_ROW,
     )
     return rows
-
-
-def apply_adjudications(
-    *,
-    item: np.ndarray,
-    query_id: np.ndarray,
-    document_id: np.ndarray,
-    grade: np.ndarray,
-    n: np.ndarray,
-    rulings: np.ndarray,
-) -> Adjudicated:
-    """The pure merge: an item with a ruling takes the ruling's grade (its number of grades
-    stays); a ruled item without any counted grade (all "can't judge", or never graded) gets a
-    line of its own, with n = 0. `item` must be ascending, as ``aggregate`` returns it."""
-    item = np.asarray(item, dtype=np.int64)
-    grade = np.asarray(grade, dtype=np.float64).copy()
-    adjudicated = np.zeros(item.size, dtype=bool)
-    if rulings.size == 0:
-        return Adjudicated(item, query_id, document_id, grade, n, adjudicated)
-    pos = np.searchsorted(item, rulings["item"])
-    found = pos < item.size
-    found[found] = item[pos[found]] == rulings["item"][found]
-    grade[pos[found]] = rulings["g"][found]
-    adjudicated[pos[found]] = True
-    extra = rulings[~found]
-    if extra.size:
-        item = np.concatenate([item, extra["item"]])
-        order = np.argsort(item, kind="stable")
-        return Adjudicated(
-            item=item[order],
-            query_id=np.concatenate([query_id, extra["q"]])[order],
-            document_id=np.concatenate([document_id, extra["d"]])[order],
-            grade=np.concatenate([grade, extra["g"]])[order],
-            n=np.concatenate([n, np.zeros(extra.size, dtype=np.int64)])[order],
-            adjudicated=np.concatenate([adjudicated, np.ones(extra.size, dtype=bool)])[order],
-        )
-    return Adjudicated(item, query_id, document_id, grade, n, adjudicated)

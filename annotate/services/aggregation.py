@@ -1,28 +1,21 @@
 """Grades into qrels: one label per query-document pair, by the campaign's rule (mean, median or
 majority) or one asked for; and the qrels of an imported label source.
 
-The rules, over the grades of one pool item, "can't judge" answers left out:
-
-- mean: sum(g) / n;
-- median: the middle grade; for an even count, the mean of the two middle grades (so 1, 3 gives
-  2 and 2, 3 gives 2.5: a real grade, as the mean can be);
-- majority: the most frequent grade; a tie goes to the LOWER grade (conservative: a pair two
-  raters call Good and two call Bad is not counted as Good).
-
-A pool item without a counted grade gives no qrels line (unjudged: gain 0, not relevant).
+The rules and the ruling merge are the pure kernel, metrics.core.aggregate (``aggregate``,
+``merge_rulings``); this module reads the database and hands the kernel arrays. A pool item
+without a counted grade gives no qrels line (unjudged: gain 0, not relevant).
 
 Adjudication: a manager may settle a pair by hand (annotate.services.adjudication). The ruling
 overrides the aggregate of that pair (its `grade` is replaced, its `n` kept; a ruled pair with no
-counted grade gets a line with n = 0), here in one place, before any caller sees it; the table's
+counted grade gets a line with n = 0), here, before any caller sees it; the table's
 `adjudicated` column marks those pairs.
 
 Two forms of the same qrels: ``aggregate_qrels`` gives numpy columns (the metrics engine needs
 every line at once anyway), ``qrels_stream`` gives the lines one by one for exports, reading the
 grades in the output's order and aggregating a few thousand at a time, so an export holds the
-same memory for a thousand grades as for ten million. Both run the same kernel, ``aggregate``,
-so a rule cannot mean one thing in a report and another in a file; the ruling merge is
-written twice (``apply_adjudications`` on whole columns, ``_batch_lines`` per batch) and the
-tests hold the two forms equal line for line.
+same memory for a thousand grades as for ten million. Both run the same kernel and the same
+ruling merge, so a rule cannot mean one thing in a report and another in a file; the tests
+hold the two forms equal line for line.
 """
 
 from __future__ import annotations
@@ -46,7 +39,8 @@ from annotate.models import (
     PoolItem,
     SourceLabel,
 )
-from annotate.services.adjudication import adjudication_rows, apply_adjudications
+from annotate.services.adjudication import adjudication_rows
+from metrics.core.aggregate import aggregate, apply_adjudications, check_rule, merge_rulings
 
 _CHUNK = 5000
 SOURCE_RULE = "source"
@@ -147,48 +141,8 @@ class QrelsStream:
         return _settled_note(self.rule, self.settled)
 
 
-def aggregate(
-    item: np.ndarray, grade: np.ndarray, rule: str
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The pure kernel: grades of many items (parallel arrays) -> (items ascending, their
-    aggregate grade, their number of grades)."""
-    if rule not in (Aggregation.MEAN, Aggregation.MEDIAN, Aggregation.MAJORITY):
-        raise ValueError(f"unknown aggregation rule {rule!r}: use mean, median or majority")
-    item = np.asarray(item, dtype=np.int64)
-    grade = np.asarray(grade, dtype=np.float64)
-    if item.size == 0:
-        return item, grade, np.zeros(0, dtype=np.int64)
-    order = np.lexsort((grade, item))
-    item, grade = item[order], grade[order]
-    starts = np.flatnonzero(np.r_[True, item[1:] != item[:-1]])
-    counts = np.diff(np.r_[starts, item.size])
-    items = item[starts]
-    if rule == Aggregation.MEAN:
-        values = np.add.reduceat(grade, starts) / counts
-    elif rule == Aggregation.MEDIAN:
-        # Grades are sorted within each item, so the middle ones are at fixed offsets.
-        values = (grade[starts + (counts - 1) // 2] + grade[starts + counts // 2]) / 2
-    else:
-        values = _majority(item, grade)
-    return items, values, counts
-
-
-def _majority(item: np.ndarray, grade: np.ndarray) -> np.ndarray:
-    """For (item, grade) sorted ascending: per item, the most frequent grade, lowest on a tie."""
-    run_starts = np.flatnonzero(np.r_[True, (item[1:] != item[:-1]) | (grade[1:] != grade[:-1])])
-    run_counts = np.diff(np.r_[run_starts, item.size])
-    run_item, run_grade = item[run_starts], grade[run_starts]
-    # Per item: highest count first, then the lowest grade; take the first of each item.
-    best = np.lexsort((run_grade, -run_counts, run_item))
-    first = np.r_[True, run_item[best][1:] != run_item[best][:-1]]
-    return run_grade[best][first]
-
-
 def _checked_rule(campaign: Campaign, rule: str | None) -> str:
-    rule = rule or campaign.aggregation
-    if rule not in RULE_NOTES or rule == SOURCE_RULE:
-        raise ValueError(f"unknown aggregation rule {rule!r}: use mean, median or majority")
-    return rule
+    return check_rule(rule or campaign.aggregation)
 
 
 def aggregate_qrels(*, campaign: Campaign, rule: str | None = None) -> QrelsTable:
@@ -385,8 +339,8 @@ def aggregated_lines(
 
 
 def _batch_lines(rows: list[tuple], rule: str) -> Iterator[QrelsLine]:
-    """The lines of whole items: ``aggregate`` (aggregate_qrels' kernel) for the grades, then
-    the ruling wins as in ``apply_adjudications`` (n kept; n = 0 if no counted grade)."""
+    """The lines of whole items, in the rows' order: ``aggregate`` for the grades, then
+    ``merge_rulings``, as aggregate_qrels does on whole columns."""
     q_ext, d_ext, item_col, grade_col, ruling_col = zip(*rows, strict=True)
     item = np.fromiter(item_col, dtype=np.int64, count=len(rows))
     # None (no counted grade, no ruling) becomes NaN; a label's grade is never NULL.
@@ -395,16 +349,21 @@ def _batch_lines(rows: list[tuple], rule: str) -> Iterator[QrelsLine]:
     counted = ~np.isnan(grade)
     items, values, counts = aggregate(item[counted], grade[counted], rule)
     starts = np.flatnonzero(np.r_[True, item[1:] != item[:-1]])
-    first = item[starts]
-    pos = np.searchsorted(items, first)
-    graded = pos < items.size
-    graded[graded] = items[pos[graded]] == first[graded]
-    label = np.full(first.size, np.nan)
-    label[graded] = values[pos[graded]]
-    n = np.zeros(first.size, dtype=np.int64)
-    n[graded] = counts[pos[graded]]
-    ruled = ~np.isnan(ruling[starts])
-    label[ruled] = ruling[starts][ruled]
-    for i in np.flatnonzero(graded | ruled).tolist():
-        at = int(starts[i])
-        yield QrelsLine(q_ext[at], d_ext[at], float(label[i]), int(n[i]), bool(ruled[i]))
+    first, first_ruling = item[starts], ruling[starts]
+    ruled = ~np.isnan(first_ruling)
+    merged = merge_rulings(
+        item=items, grade=values, n=counts, ruled_item=first[ruled], ruled_grade=first_ruling[ruled]
+    )
+    # Every line's item is among `first` (the batch's items, in the rows' order).
+    line = np.searchsorted(merged.item, first)
+    has_line = line < merged.item.size
+    has_line[has_line] = merged.item[line[has_line]] == first[has_line]
+    for i in np.flatnonzero(has_line).tolist():
+        at, j = int(starts[i]), int(line[i])
+        yield QrelsLine(
+            q_ext[at],
+            d_ext[at],
+            float(merged.grade[j]),
+            int(merged.n[j]),
+            bool(merged.adjudicated[j]),
+        )

@@ -14,7 +14,7 @@ from datetime import datetime
 import polars as pl
 
 from annotate.models import Adjudication, Campaign, Grade, PoolItem
-from annotate.services.aggregation import aggregate
+from metrics.core.aggregate import aggregate
 from metrics.services.agreement import grade_frame
 
 PAGE = 100

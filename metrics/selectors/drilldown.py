@@ -15,7 +15,7 @@ import numpy as np
 
 from annotate.models import Adjudication, Campaign, Grade, LabelSource, Query, RunEntry, SourceLabel
 from annotate.ranking import byte_order_keys, ranking_permutation
-from annotate.services.aggregation import aggregate
+from metrics.core.aggregate import aggregate
 
 
 @dataclass

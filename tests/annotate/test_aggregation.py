@@ -9,13 +9,13 @@ from django.contrib.auth import get_user_model
 
 from annotate.models import Aggregation, LabelSource, SourceLabel
 from annotate.services.aggregation import (
-    aggregate,
     aggregate_qrels,
     qrels_stream,
     rule_note,
     source_qrels,
     source_qrels_stream,
 )
+from metrics.core.aggregate import aggregate
 from tests.annotate.judgment_data import document, grade, pool_item, query
 
 NAMES = {3: "Good", 2: "Fair", 1: "Bad", None: None}

@@ -13,10 +13,10 @@ from annotate.services.adjudication import (
     AdjudicationRefused,
     adjudication_clear,
     adjudication_set,
-    apply_adjudications,
 )
 from annotate.services.aggregation import aggregate_qrels, qrels_stream
 from annotate.services.exports import export_qrels
+from metrics.core.aggregate import apply_adjudications
 from tests.annotate.judgment_data import grade, pool_item
 
 NAMES = {3: "Good", 2: "Fair", 1: "Bad", None: None}
