@@ -18,7 +18,6 @@ from annotate.models import Comparison, Query
 from annotate.selectors import campaign_managed_by
 from annotate.selectors_sxs import comparison_managed_by, comparison_progress
 from annotate.services.sxs import ComparisonRefused, comparison_create
-from annotate.sxs_chart import strength_svg, verdict_bar_svg
 from metrics.decide.gsb import (
     comparison_report,
     decision_text,
@@ -26,6 +25,7 @@ from metrics.decide.gsb import (
     report_summary_rows,
     sorted_rows,
 )
+from metrics.reports.charts import strength_svg, verdict_bar_svg
 
 
 @login_required

@@ -1,10 +1,11 @@
 """The reports' charts, drawn on the server as SVG to embed in the page (DESIGN.md section 6).
 
-The same approach as annotate.sxs_chart: matplotlib's object API with the SVG canvas (no pyplot
-global state, no GUI backend, safe in request threads), text kept as text in the SVG so the
-numbers and names are readable by tests and screen readers, a fixed hash salt and no date so the
-same data give the same bytes. Every chart is titled; its numbers are also in a table on the
-page. Systems keep one colour across all charts (their order in the systems table).
+One module for every chart, the NDCG reports' and the side-by-side report's: matplotlib's object
+API with the SVG canvas (no pyplot global state, no GUI backend, safe in request threads), text
+kept as text in the SVG so the numbers and names are readable by tests and screen readers, a
+fixed hash salt and no date so the same data give the same bytes. Every chart is titled; its
+numbers are also in a table on the page. Systems keep one colour across all charts (their order
+in the systems table).
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ from matplotlib.ticker import MaxNLocator
 # Okabe–Ito: distinguishable with the common colour-vision deficiencies.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 OTHERS = "#9aa0a6"  # the series that gathers the rest
+# The side-by-side verdicts: green for the candidate, red against it.
+VERDICT_COLOURS = {
+    "good": "#1b7f3b",
+    "same": "#9aa0a6",
+    "identical": "#d5d8dc",
+    "bad": "#b3261e",
+}
 _RC = {
     "svg.fonttype": "none",
     "svg.hashsalt": "metrics-report",
@@ -31,6 +39,10 @@ _RC = {
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
+
+
+# The side-by-side charts have no left spine (their bars carry their counts) and their own salt.
+_SXS_RC = {**_RC, "svg.hashsalt": "sxs-report", "axes.spines.left": False}
 
 
 def colour(i: int) -> str:
@@ -185,5 +197,61 @@ def matrix(
         ax.set_xticks(range(n), names, rotation=30, ha="right")
         ax.set_yticks(range(n), names)
         fig.colorbar(image, ax=ax, shrink=0.7, label="weighted kappa")
+        ax.set_title(title, loc="left", fontsize=11)
+        return svg(fig, title)
+
+
+# Side-by-side report ------------------------------------------------------------------------
+
+
+def verdict_bar_svg(*, good: int, same_rated: int, same_identical: int, bad: int) -> str:
+    """One horizontal bar stacked Good | Same | Same (identical lists) | Bad, with the counts."""
+    total = good + same_rated + same_identical + bad
+    title = f"Verdicts for the candidate ({total:,} in all)"
+    segments = [
+        ("Good: candidate better", good, VERDICT_COLOURS["good"], "white", None),
+        ("Same", same_rated, VERDICT_COLOURS["same"], "white", None),
+        ("Same (identical lists)", same_identical, VERDICT_COLOURS["identical"], "#3c4043", "///"),
+        ("Bad: candidate worse", bad, VERDICT_COLOURS["bad"], "white", None),
+    ]
+    with matplotlib.rc_context(_SXS_RC):
+        fig = Figure(figsize=(9, 1.5))
+        ax = fig.add_subplot()
+        left = 0
+        for name, count, colour, ink, hatch in segments:
+            if not count and name.startswith("Same (identical"):
+                continue  # no legend entry for something that did not happen
+            ax.barh(
+                [0], [count], left=left, height=0.6, color=colour, label=f"{name} ({count:,})",
+                hatch=hatch, edgecolor="white", linewidth=1,
+            )  # fmt: skip
+            if total and count / total >= 0.06:
+                ax.text(left + count / 2, 0, f"{count:,}", ha="center", va="center", color=ink)
+            left += count
+        ax.set_xlim(0, max(total, 1))
+        ax.set_ylim(-0.45, 0.45)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no 0.5 verdicts
+        ax.set_yticks([])
+        ax.set_xlabel("verdicts")
+        ax.set_title(title, loc="left", fontsize=11)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.75), ncol=4, frameon=False)
+        return svg(fig, title)
+
+
+def strength_svg(distribution: dict[int, int]) -> str:
+    """Bars of the 7-point scale −3 … +3 (candidate much worse … much better)."""
+    points = list(range(-3, 4))
+    counts = [distribution.get(p, 0) for p in points]
+    title = "How much better or worse, for the candidate (−3 … +3)"
+    colours = (
+        [VERDICT_COLOURS["bad"]] * 3 + [VERDICT_COLOURS["same"]] + [VERDICT_COLOURS["good"]] * 3
+    )
+    with matplotlib.rc_context(_SXS_RC):
+        fig = Figure(figsize=(6, 2.2))
+        ax = fig.add_subplot()
+        bars = ax.bar([f"{p:+d}" if p else "0" for p in points], counts, color=colours)
+        ax.bar_label(bars, labels=[f"{c:,}" for c in counts], padding=2)
+        ax.set_ylim(0, max(max(counts), 1) * 1.2)
+        ax.set_yticks([])
         ax.set_title(title, loc="left", fontsize=11)
         return svg(fig, title)

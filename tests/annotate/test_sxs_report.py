@@ -8,7 +8,6 @@ import pytest
 
 from annotate.models import Side, Verdict
 from annotate.services.sxs import sxs_queue, verdict_submit
-from annotate.sxs_chart import strength_svg, verdict_bar_svg
 from metrics.core.stats import (
     gsb_from_counts,
     gsb_from_verdicts,
@@ -21,6 +20,7 @@ from metrics.decide.gsb import (
     decision_text,
     verdict_arrays,
 )
+from metrics.reports.charts import strength_svg, verdict_bar_svg
 from tests.annotate.queue_helpers import make_raters
 from tests.annotate.sxs_helpers import distinct_lists, make_comparison
 
