@@ -20,10 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from annotate.models import Campaign
 from annotate.selectors import campaign_managed_by
 from annotate.services.imports import ImportFailed
-from annotate.services.labels.clicks import DEFAULT_MIN_IMPRESSIONS, derive_clicks
-from annotate.services.labels.competitor import import_competitor
-from annotate.services.labels.logs import import_log
-from annotate.services.labels.purchases import derive_purchases
+from annotate.services.labels.add import ADD_ACTIONS, label_source_add
 from metrics.reports import charts
 from metrics.reports.forms_sources import CompetitorForm, DeriveForm, LogForm, SourcesSettingsForm
 from metrics.reports.presenting import csv_response
@@ -227,14 +224,14 @@ def sources_add(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "GET":
         return _add_page(request, campaign, _forms(campaign))
     action = request.POST.get("action", "")
-    if action not in ("competitor", "log", "derive"):
+    if action not in ADD_ACTIONS:
         messages.error(request, "Unknown action: choose one of the forms.")
         return _add_page(request, campaign, _forms(campaign), status=400)
     forms = _forms(campaign, request.POST, request.FILES, bound=action)
     form = forms[f"{action}_form"]
     if form.is_valid():
         try:
-            summary = ACTIONS[action](campaign, form.cleaned_data)
+            summary = label_source_add(campaign=campaign, action=action, data=form.cleaned_data)
         except (ImportFailed, ValueError) as exc:
             form.add_error(None, f"Nothing was stored: {exc}")
         else:
@@ -249,34 +246,3 @@ def _add_page(request, campaign: Campaign, forms: dict, status: int = 200) -> Ht
     logs = campaign.behaviour_logs.order_by("name")
     context = {"campaign": campaign, "logs": logs, **forms}
     return render(request, "metrics/sources_add.html", context, status=status)
-
-
-def _competitor(campaign: Campaign, data: dict):
-    upload = data["file"]
-    return import_competitor(
-        campaign=campaign, file=upload, filename=upload.name, name=data["name"],
-        bands=data["bands"], match=data["match"], replace=data["replace"],
-    )  # fmt: skip
-
-
-def _log(campaign: Campaign, data: dict):
-    upload = data["file"]
-    return import_log(
-        campaign=campaign, file=upload, filename=upload.name, name=data["name"],
-        match=data["match"], replace=data["replace"],
-    )  # fmt: skip
-
-
-def _derive(campaign: Campaign, data: dict):
-    log, name = data["log"], data["name"] or data["log"].name
-    if data["method"] == "clicks":
-        return derive_clicks(
-            log=log, name=name, thresholds=data["thresholds"], replace=data["replace"],
-            min_impressions=data["min_impressions"] or DEFAULT_MIN_IMPRESSIONS,
-        )  # fmt: skip
-    return derive_purchases(
-        log=log, name=name, min_impressions=data["min_impressions"] or 1, replace=data["replace"]
-    )
-
-
-ACTIONS = {"competitor": _competitor, "log": _log, "derive": _derive}
