@@ -1,4 +1,6 @@
-"""Reads behind the manager's progress and lease pages.
+"""Reads of the judging progress: the pool's completion, who holds which items right now, and
+the per-rater table. The manager's raters and leases pages and the reports' dashboard
+(metrics.selectors.progress) read them here, so each figure has one definition.
 
 Each table is read once for the whole campaign (grouped in the database, medians in numpy), so
 the number of queries does not grow with the number of raters.
@@ -10,8 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-from django.db.models import Count, F, IntegerField, Max, Q, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Count, F, IntegerField, Max, Q, Sum, Value
+from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
 
 from annotate.models import Campaign, Grade, Lease, Membership, PoolItem, Role, Skip
@@ -90,12 +92,7 @@ def rater_progress_table(*, campaign: Campaign, now: datetime | None = None) -> 
         .values("rater_id")
         .annotate(n=Count("pk"), last=Max("created_at"))
     }
-    holding = dict(
-        Lease.objects.filter(pool_item__campaign=campaign, expires_at__gt=now)
-        .values("rater_id")
-        .annotate(n=Count("pk"))
-        .values_list("rater_id", "n")
-    )
+    holding = live_leases(campaign=campaign, now=now).by_rater
     rows = []
     for user_id, username in raters:
         graded = grades.get(user_id, {})
@@ -117,27 +114,62 @@ def rater_progress_table(*, campaign: Campaign, now: datetime | None = None) -> 
 
 
 def pool_completion(*, campaign: Campaign) -> dict[str, int]:
-    """Pool items, and how many have all the counted grades they need."""
-    items = PoolItem.objects.filter(campaign=campaign)
-    complete = (
-        # PoolItem.counted is kept equal to the item's counted grades by database triggers.
-        items.annotate(
-            needed=Coalesce(
-                F("raters_needed"), Value(campaign.overlap), output_field=IntegerField()
-            ),
-        )
-        .filter(counted__gte=F("needed"))
-        .count()
+    """What the grades say about the pool, as plain numbers (a snapshot stores them as JSON):
+
+    - items; complete: items with every counted grade they need (the item's raters_needed,
+      else the campaign's overlap); partial: some but not all; untouched: none yet
+      (items = complete + partial + untouched, since every item needs at least one grade);
+    - grades_given: counted grades that count toward the needs (an item's extra grades beyond
+      its need do not), of grades_needed;
+    - cant_judge: "can't judge" answers, which count toward nothing.
+    """
+    # PoolItem.counted is kept equal to the item's counted grades by database triggers.
+    items = PoolItem.objects.filter(campaign=campaign).annotate(
+        needed=Coalesce(F("raters_needed"), Value(campaign.overlap), output_field=IntegerField()),
     )
-    return {"items": items.count(), "complete": complete}
+    row = items.aggregate(
+        total=Count("pk"),
+        complete=Count("pk", filter=Q(counted__gte=F("needed"))),
+        started=Count("pk", filter=Q(counted__gt=0)),
+        given=Sum(Least("counted", "needed")),
+        need=Sum("needed"),
+    )
+    cant = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=True).count()
+    total, complete, started = row["total"], row["complete"], row["started"]
+    return {
+        "items": total,
+        "complete": complete,
+        "partial": started - complete,
+        "untouched": total - started,
+        "grades_given": row["given"] or 0,
+        "grades_needed": row["need"] or 0,
+        "cant_judge": cant,
+    }
 
 
-def leases_held(*, campaign: Campaign, now: datetime | None = None) -> list[LeaseHolding]:
-    """Live leases grouped by rater and query: who holds what, and until when."""
+@dataclass(frozen=True)
+class LiveLeases:
+    """The leases alive at one moment: who holds what (by rater and query), how many leases
+    each rater holds, and how many distinct items are held (two raters may hold one item
+    when it needs several grades)."""
+
+    holdings: list[LeaseHolding]
+    items: int
+
+    @property
+    def by_rater(self) -> dict[int, int]:
+        held: dict[int, int] = {}
+        for h in self.holdings:
+            held[h.rater_id] = held.get(h.rater_id, 0) + h.items
+        return held
+
+
+def live_leases(*, campaign: Campaign, now: datetime | None = None) -> LiveLeases:
+    """The campaign's live leases, grouped by rater and query (by username, then query)."""
     now = now or timezone.now()
+    live = Lease.objects.filter(pool_item__campaign=campaign, expires_at__gt=now)
     rows = (
-        Lease.objects.filter(pool_item__campaign=campaign, expires_at__gt=now)
-        .values(
+        live.values(
             "rater_id",
             "rater__username",
             "pool_item__query_id",
@@ -147,7 +179,7 @@ def leases_held(*, campaign: Campaign, now: datetime | None = None) -> list[Leas
         .annotate(items=Count("pk"), expires=Max("expires_at"))
         .order_by("rater__username", "pool_item__query__external_id")
     )
-    return [
+    holdings = [
         LeaseHolding(
             rater_id=row["rater_id"],
             username=row["rater__username"],
@@ -159,3 +191,4 @@ def leases_held(*, campaign: Campaign, now: datetime | None = None) -> list[Leas
         )
         for row in rows
     ]
+    return LiveLeases(holdings=holdings, items=live.values("pool_item_id").distinct().count())

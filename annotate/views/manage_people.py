@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from annotate.forms.manage import LeaseReleaseForm, RaterAddForm, RatersNeededForm
 from annotate.models import Query
 from annotate.selectors import campaign_managed_by
-from annotate.selectors.progress import leases_held, pool_completion, rater_progress_table
+from annotate.selectors.progress import live_leases, pool_completion, rater_progress_table
 from annotate.services.manage import ManageRefused, rater_add, rater_remove, raters_needed_set
 from annotate.services.queue import lease_release
 
@@ -38,7 +38,7 @@ def _raters_page(request, campaign, *, status=200, add_form=None, needed_form=No
 
 
 def _leases_page(request, campaign, *, status=200):
-    context = {"campaign": campaign, "holdings": leases_held(campaign=campaign)}
+    context = {"campaign": campaign, "holdings": live_leases(campaign=campaign).holdings}
     return render(request, "annotate/manage_leases.html", context, status=status)
 
 

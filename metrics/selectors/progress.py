@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, time, timedelta
 
-from django.db.models import Count, F, IntegerField, Max, Min, Q, Sum, Value
-from django.db.models.functions import Coalesce, Least, TruncDay, TruncHour
+from django.db.models import Count, Max, Min
+from django.db.models.functions import TruncDay, TruncHour
 from django.utils import timezone
 
-from annotate.models import Campaign, Grade, Lease, PoolItem
-from annotate.selectors.progress import rater_progress_table
+from annotate.models import Campaign, Grade
+from annotate.selectors.progress import live_leases, pool_completion, rater_progress_table
 
 # Up to this span the timeline counts grades per hour; beyond, per day (bars stay readable).
 HOURLY_SPAN = timedelta(days=14)
@@ -47,58 +47,10 @@ class PoolProgress:
 
 
 def pool_progress(*, campaign: Campaign, now: datetime | None = None) -> PoolProgress:
-    """The pool's state in three queries (items grouped with their grades in the database)."""
+    """The pool's state now: its completion and the items held right now."""
     return PoolProgress(
-        **pool_completion(campaign=campaign), leased=leased_items(campaign=campaign, now=now)
+        **pool_completion(campaign=campaign), leased=live_leases(campaign=campaign, now=now).items
     )
-
-
-def leased_items(*, campaign: Campaign, now: datetime | None = None) -> int:
-    """Pool items held by some rater right now."""
-    now = now or timezone.now()
-    return (
-        Lease.objects.filter(pool_item__campaign=campaign, expires_at__gt=now)
-        .values("pool_item_id")
-        .distinct()
-        .count()
-    )
-
-
-def holding_by_rater(*, campaign: Campaign, now: datetime | None = None) -> dict[int, int]:
-    """Items each rater holds right now."""
-    now = now or timezone.now()
-    return dict(
-        Lease.objects.filter(pool_item__campaign=campaign, expires_at__gt=now)
-        .values("rater_id")
-        .annotate(n=Count("pk"))
-        .values_list("rater_id", "n")
-    )
-
-
-def pool_completion(*, campaign: Campaign) -> dict[str, int]:
-    """Everything of PoolProgress but the leases: what grades say about the pool."""
-    # PoolItem.counted is kept equal to the item's counted grades by database triggers.
-    items = PoolItem.objects.filter(campaign=campaign).annotate(
-        needed=Coalesce(F("raters_needed"), Value(campaign.overlap), output_field=IntegerField()),
-    )
-    row = items.aggregate(
-        total=Count("pk"),
-        complete=Count("pk", filter=Q(counted__gte=F("needed"))),
-        started=Count("pk", filter=Q(counted__gt=0)),
-        given=Sum(Least("counted", "needed")),
-        need=Sum("needed"),
-    )
-    cant = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=True).count()
-    total, complete, started = row["total"], row["complete"], row["started"]
-    return {
-        "items": total,
-        "complete": complete,
-        "partial": started - complete if started > complete else 0,
-        "untouched": total - started,
-        "grades_given": row["given"] or 0,
-        "grades_needed": row["need"] or 0,
-        "cant_judge": cant,
-    }
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotate.models import Lease
-from annotate.selectors.progress import leases_held
+from annotate.selectors.progress import live_leases
 from annotate.services.queue import queue_items
 from tests.annotate.queue_helpers import build_pool, make_raters
 
@@ -28,7 +28,7 @@ def _setup(personas):
 
 def test_it_lists_who_holds_what(personas):
     second = _setup(personas)
-    holdings = leases_held(campaign=personas.campaign)
+    holdings = live_leases(campaign=personas.campaign).holdings
     assert [(h.username, h.query_external_id, h.items) for h in holdings] == [
         ("rater", "q0", 4),
         ("z0", "q1", 4),
@@ -46,7 +46,7 @@ def test_it_lists_who_holds_what(personas):
 def test_expired_leases_are_not_listed(personas):
     _setup(personas)
     Lease.objects.filter(rater=personas.rater).update(expires_at=timezone.now())
-    assert [h.username for h in leases_held(campaign=personas.campaign)] == ["z0"]
+    assert [h.username for h in live_leases(campaign=personas.campaign).holdings] == ["z0"]
 
 
 def test_release_frees_only_that_raters_query(personas):

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotate.models import Role
 from annotate.selectors import campaign_managed_by, campaigns_for
+from annotate.selectors.progress import live_leases
 from annotate.services.adjudication import (
     AdjudicationRefused,
     adjudication_clear,
@@ -26,7 +27,7 @@ from annotate.services.adjudication import (
 from metrics.reports.forms import AdjudicationForm, BasisForm
 from metrics.reports.presenting import age_text, basis_text, csv_response
 from metrics.selectors.disagreements import PAGE, disagreements
-from metrics.selectors.progress import PoolProgress, holding_by_rater, leased_items, timeline_from
+from metrics.selectors.progress import PoolProgress, timeline_from
 from metrics.services.snapshots import dashboard_snapshots
 
 
@@ -43,7 +44,8 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_managed_by(request.user, slug)
     progress_fresh, fresh = dashboard_snapshots(campaign=campaign)
     progress = progress_fresh.summary
-    holding = holding_by_rater(campaign=campaign)
+    leases = live_leases(campaign=campaign)
+    holding = leases.by_rater
     raters = [
         {
             **r,
@@ -62,7 +64,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     if download:
         return _dashboard_csv(campaign, download, raters, timeline, agreement, names)
 
-    pool = PoolProgress(**progress["pool"], leased=leased_items(campaign=campaign))
+    pool = PoolProgress(**progress["pool"], leased=leases.items)
     context = {
         "campaign": campaign,
         "progress": pool,
