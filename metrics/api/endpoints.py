@@ -26,7 +26,7 @@ from annotate.selectors_sxs import comparison_progress
 from metrics.core.stats import compare_runs
 from metrics.decide.ndcg import COMPARE_SEED
 from metrics.selectors.progress import pool_progress
-from metrics.services.api_scores import Scores, campaign_scores
+from metrics.services.scores_request import Scores, campaign_scores
 from metrics.services.snapshots import agreement_snapshot
 
 SCORE_PARAMETERS = [

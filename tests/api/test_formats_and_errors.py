@@ -158,7 +158,7 @@ def test_the_comparison_gives_statistics_md_section_6s_case(personas, data, monk
     a mean difference of 0.0667, t = 2.4008, p = 0.0616, interval [-0.0047, 0.1380] and an
     exact randomization p of 0.1250."""
     from metrics.api import endpoints as metrics_api
-    from metrics.services.api_scores import Scores
+    from metrics.services.scores_request import Scores
 
     a = [0.50, 0.60, 0.70, 0.40, 0.80, 0.30]
     b = [0.60, 0.65, 0.68, 0.55, 0.80, 0.42]
