@@ -7,12 +7,41 @@ from django import forms
 from django.http import QueryDict
 
 from annotate.models import Aggregation, Campaign, Label, LabelSource
-from metrics.services.scores import DEFAULT_K, MAX_K, MeasureSettings
+from metrics.services.scores import (
+    DEFAULT_K,
+    MAX_K,
+    SETTING_CHOICES,
+    MeasureSettings,
+    check_setting,
+)
 
-# The values are metrics.services.scores' GAINS, DISCOUNTS and IDEALS (MeasureSettings checks them).
-GAIN_CHOICES = [("linear", "linear (g)"), ("exponential", "exponential (2^g − 1)")]
-DISCOUNT_CHOICES = [("log2", "1 / log2(i + 1)"), ("jarvelin", "Järvelin–Kekäläinen")]
-IDEAL_CHOICES = [("judged", "every judged document"), ("retrieved", "the retrieved list only")]
+# How the page names each value of the scores service's settings (the values are its own).
+SETTING_LABELS = {
+    "linear": "linear (g)",
+    "exponential": "exponential (2^g − 1)",
+    "log2": "1 / log2(i + 1)",
+    "jarvelin": "Järvelin–Kekäläinen",
+    "judged": "every judged document",
+    "retrieved": "the retrieved list only",
+}
+
+
+class SettingField(forms.ChoiceField):
+    """A select of one measure setting (gain, discount or ideal): its options are the scores
+    service's, and a value is valid when the service's ``check_setting`` accepts it (the
+    same check the API makes), so the page and the API cannot disagree on what is allowed."""
+
+    def __init__(self, setting: str, **kwargs) -> None:
+        choices = [(value, SETTING_LABELS[value]) for value in SETTING_CHOICES[setting]]
+        super().__init__(choices=choices, **kwargs)
+        self.setting = setting
+
+    def valid_value(self, value: str) -> bool:
+        try:
+            check_setting(self.setting, value)
+        except ValueError:
+            return False
+        return True
 
 
 def _with_defaults(data: QueryDict, defaults: dict) -> dict:
@@ -63,9 +92,9 @@ class ScoresForm(BasisForm):
     """The labels and the measure settings of the system scores."""
 
     k = forms.IntegerField(min_value=1, max_value=MAX_K, label="k")
-    gain = forms.ChoiceField(choices=GAIN_CHOICES)
-    discount = forms.ChoiceField(choices=DISCOUNT_CHOICES)
-    ideal = forms.ChoiceField(choices=IDEAL_CHOICES, label="Ideal ranking from")
+    gain = SettingField("gain")
+    discount = SettingField("discount")
+    ideal = SettingField("ideal", label="Ideal ranking from")
 
     def extra_defaults(self) -> dict:
         return {"k": DEFAULT_K, "gain": "linear", "discount": "log2", "ideal": "judged"}

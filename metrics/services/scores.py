@@ -1,5 +1,8 @@
 """System scores of a campaign: every run evaluated by the engine against the campaign's qrels,
-summarised as a snapshot can store them (plain JSON: numbers, lists, names).
+summarised as a snapshot can store them (plain JSON: numbers, lists, names), or for any
+measures on request (metrics.services.scores_request). Both go through one evaluation loop
+(``_evaluated``) and one mean-with-interval, and their settings through one validator
+(``check_setting``), which the report pages' form and the API both use.
 
 The measures are fixed for the report (DESIGN.md section 4, at the campaign's relevance level):
 NDCG@k (gain, discount and ideal chosen on the page) and its curve NDCG@1..k, MAP, P@k, MRR,
@@ -13,23 +16,34 @@ comparison of two systems adds the paired tests and a BCa bootstrap of the diffe
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
 from metrics.adapters.campaign import CampaignQrels, CampaignRun
-from metrics.core import evaluate
+from metrics.core import Result, evaluate
 
 CONFIDENCE = 0.95
 GAINS = ("linear", "exponential")
 DISCOUNTS = ("log2", "jarvelin")
 IDEALS = ("judged", "retrieved")
+SETTING_CHOICES = {"gain": GAINS, "discount": DISCOUNTS, "ideal": IDEALS}
 MAX_K = 100
 DEFAULT_K = 10
 # Below this share of judged documents in the top k, the scores mostly measure the holes.
 JUDGED_WARNING = 0.8
+
+
+def check_setting(name: str, value: object) -> str:
+    """`value` if it is one of SETTING_CHOICES[name] (gain, discount or ideal); ValueError with
+    a message for the person who asked otherwise. The one check of these settings: the
+    report pages' form, MeasureSettings and the API all call it."""
+    allowed = SETTING_CHOICES[name]
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -44,13 +58,8 @@ class MeasureSettings:
     def __post_init__(self) -> None:
         if isinstance(self.k, bool) or not isinstance(self.k, int) or not 1 <= self.k <= MAX_K:
             raise ValueError(f"k must be a whole number from 1 to {MAX_K}, not {self.k!r}")
-        for value, allowed, what in (
-            (self.gain, GAINS, "gain"),
-            (self.discount, DISCOUNTS, "discount"),
-            (self.ideal, IDEALS, "ideal"),
-        ):
-            if value not in allowed:
-                raise ValueError(f"{what} must be one of {', '.join(allowed)}, not {value!r}")
+        for name in SETTING_CHOICES:
+            check_setting(name, getattr(self, name))
 
     @property
     def key(self) -> str:
@@ -114,6 +123,54 @@ def t_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[floa
     return max(0.0, mean - half), min(1.0, mean + half)
 
 
+def _evaluated(
+    qrels: CampaignQrels,
+    runs: Iterable[CampaignRun],
+    requests: list[str],
+    *,
+    gain: str | dict,
+    discount: str,
+    ideal: str,
+) -> Iterator[tuple[CampaignRun, Result]]:
+    """Every run evaluated against the campaign's qrels by the campaign's rules: every query of
+    the campaign counts (complete), its relevance level, ERR's top grade from its scale."""
+    # A campaign without queries has nothing to average over (the engine refuses it).
+    for entry in runs if qrels.n_queries else []:
+        result = evaluate(
+            qrels.qrels,
+            entry.run,
+            requests,
+            relevance_level=qrels.relevance_level,
+            gain=gain,
+            discount=discount,
+            ideal=ideal,
+            complete=True,
+            max_grade=qrels.max_grade,
+        )
+        yield entry, result
+
+
+def mean_with_interval(result: Result, name: str) -> dict[str, float | None]:
+    """The mean of one measure over the queries, with its t-interval (None below two)."""
+    interval = t_interval(result.per_query[name])
+    return {
+        "mean": result.mean[name],
+        "low": interval[0] if interval else None,
+        "high": interval[1] if interval else None,
+    }
+
+
+def run_fields(entry: CampaignRun) -> dict:
+    """What names a run in a table of scores."""
+    return {
+        "run_id": entry.run_id,
+        "run": entry.name,
+        "system": entry.system,
+        "scored": entry.scored,
+        "queries_with_results": entry.queries_with_results,
+    }
+
+
 def evaluate_campaign(
     *, qrels: CampaignQrels, runs: Iterable[CampaignRun], settings: MeasureSettings
 ) -> tuple[dict, dict]:
@@ -137,37 +194,20 @@ def evaluate_campaign(
         "systems": [],
     }
     per_query: dict = {"qids": [], "runs": {}}
-    # A campaign without queries has nothing to average over (the engine refuses it).
-    for entry in runs if qrels.n_queries else []:
-        result = evaluate(
-            qrels.qrels,
-            entry.run,
-            settings.requests(),
-            relevance_level=qrels.relevance_level,
-            gain=settings.gain,
-            discount=settings.discount,
-            ideal=settings.ideal,
-            complete=True,
-            max_grade=qrels.max_grade,
-        )
+    evaluated = _evaluated(
+        qrels,
+        runs,
+        settings.requests(),
+        gain=settings.gain,
+        discount=settings.discount,
+        ideal=settings.ideal,
+    )
+    for entry, result in evaluated:
         per_query["qids"] = list(result.qids)  # the same for every run (complete=True)
-        values = {}
-        for key, _ in columns:
-            column = result.per_query[key]
-            interval = t_interval(column)
-            values[key] = {
-                "mean": result.mean[key],
-                "low": interval[0] if interval else None,
-                "high": interval[1] if interval else None,
-            }
         summary["systems"].append(
             {
-                "run_id": entry.run_id,
-                "run": entry.name,
-                "system": entry.system,
-                "scored": entry.scored,
-                "queries_with_results": entry.queries_with_results,
-                "values": values,
+                **run_fields(entry),
+                "values": {key: mean_with_interval(result, key) for key, _ in columns},
                 "curve": [result.mean[f"ndcg_cut_{i}"] for i in range(1, settings.k + 1)],
             }
         )
@@ -175,3 +215,38 @@ def evaluate_campaign(
             key: result.per_query[key].tolist() for key, _ in columns
         }
     return summary, per_query
+
+
+def evaluate_on_request(
+    *,
+    qrels: CampaignQrels,
+    runs: Iterable[CampaignRun],
+    measures: list[str],
+    names: list[str],
+    gain: str | dict,
+    discount: str,
+    ideal: str,
+) -> tuple[list[dict], dict[int, dict[str, list[float]]], list[str]]:
+    """(systems, per_query by run id, qids) for any measures of the engine (`measures` as
+    asked, `names` their output names), with the same loop and intervals as the snapshots;
+    JSON has no NaN or infinity, so an undefined figure is None."""
+    systems, per_query, qids = [], {}, []
+    for entry, result in _evaluated(
+        qrels, runs, measures, gain=gain, discount=discount, ideal=ideal
+    ):
+        qids = list(result.qids)
+        values = {}
+        for name in names:
+            figures = mean_with_interval(result, name)
+            values[name] = {key: _finite(value) for key, value in figures.items()}
+        systems.append({**run_fields(entry), "values": values})
+        per_query[entry.run_id] = {n: result.per_query[n].tolist() for n in names}
+    return systems, per_query, qids
+
+
+def _finite(value) -> float | None:
+    """JSON has no NaN or infinity: an undefined figure is null."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if np.isfinite(value) else None

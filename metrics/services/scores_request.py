@@ -5,8 +5,8 @@ The report's snapshots (metrics.services.snapshots.scores_snapshot) hold NDCG@k,
 ERR@k and judged@k for one k, gain, discount and ideal. A request those cover is answered from the
 snapshot (recomputed first if the judgments or runs changed since), with its age. Any other
 measure (recall.100, bpref, a gain map, several cut-offs) is computed on request by the same
-adapters and engine, with the same rules (every campaign query counts, the campaign's
-relevance level, ERR's top grade from the scale), and says so (``snapshot: null``).
+adapters and engine, through the same evaluation loop (metrics.services.scores), and says so
+(``snapshot: null``).
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import numpy as np
 from django.utils import timezone
 
 from annotate.models import Campaign, LabelSource
 from metrics.adapters.campaign import campaign_qrels, campaign_runs, vocabulary
-from metrics.core import evaluate, parse_measures
+from metrics.core import parse_measures
 from metrics.core.measures import parse_gain_map
-from metrics.services.scores import DISCOUNTS, IDEALS, MAX_K, MeasureSettings, t_interval
+from metrics.services.scores import MAX_K, MeasureSettings, check_setting, evaluate_on_request
 from metrics.services.snapshots import scores_snapshot
 
 # Cut-offs above this are refused: the engine allocates per-rank arrays of that size.
@@ -83,11 +82,6 @@ def snapshot_settings(names: list[str], gain, discount: str, ideal: str) -> Meas
     return MeasureSettings(k=k, gain=gain, discount=discount, ideal=ideal)
 
 
-def _check_choice(value: str, allowed: tuple[str, ...], what: str) -> None:
-    if value not in allowed:
-        raise ValueError(f"{what} must be one of {', '.join(allowed)}, not {value!r}")
-
-
 def label_source(campaign: Campaign, name: str | None) -> LabelSource | None:
     if not name:
         return None
@@ -109,8 +103,8 @@ def campaign_scores(
     source: str | None = None,
 ) -> Scores:
     """Every run of the campaign on the requested measures (ValueError for a bad request)."""
-    _check_choice(discount, DISCOUNTS, "discount")
-    _check_choice(ideal, IDEALS, "ideal")
+    check_setting("discount", discount)
+    check_setting("ideal", ideal)
     if rule and source:
         raise ValueError("ask for an aggregation rule or a label source, not both")
     names, gain_value = parse_request(measures, gain)
@@ -158,40 +152,15 @@ def _on_request(campaign, names, measures, gain, discount, ideal, rule, labels) 
     qrels = campaign_qrels(
         campaign=campaign, rule=None if labels else rule, source=labels, vocab=vocab
     )
-    systems, per_query, qids = [], {}, []
-    for entry in campaign_runs(campaign=campaign, vocab=vocab) if qrels.n_queries else []:
-        result = evaluate(
-            qrels.qrels,
-            entry.run,
-            measures or ["ndcg_cut.10"],
-            relevance_level=qrels.relevance_level,
-            gain=gain,
-            discount=discount,
-            ideal=ideal,
-            complete=True,
-            max_grade=qrels.max_grade,
-        )
-        qids = list(result.qids)
-        values = {}
-        for name in names:
-            column = np.asarray(result.per_query[name], dtype=np.float64)
-            interval = t_interval(column) if name in result.per_query else None
-            values[name] = {
-                "mean": _finite(result.mean[name]),
-                "low": _finite(interval[0]) if interval else None,
-                "high": _finite(interval[1]) if interval else None,
-            }
-        systems.append(
-            {
-                "run_id": entry.run_id,
-                "run": entry.name,
-                "system": entry.system,
-                "scored": entry.scored,
-                "queries_with_results": entry.queries_with_results,
-                "values": values,
-            }
-        )
-        per_query[entry.run_id] = {n: result.per_query[n].tolist() for n in names}
+    systems, per_query, qids = evaluate_on_request(
+        qrels=qrels,
+        runs=campaign_runs(campaign=campaign, vocab=vocab) if qrels.n_queries else [],
+        measures=measures or ["ndcg_cut.10"],
+        names=names,
+        gain=gain,
+        discount=discount,
+        ideal=ideal,
+    )
     basis = {
         "rule": qrels.rule,
         "source": labels.name if labels else None,
@@ -222,11 +191,3 @@ def _basis(summary: dict) -> dict:
         "adjudicated",
     )
     return {k: summary[k] for k in keys}
-
-
-def _finite(value) -> float | None:
-    """JSON has no NaN or infinity: an undefined figure is null."""
-    if value is None:
-        return None
-    value = float(value)
-    return value if np.isfinite(value) else None

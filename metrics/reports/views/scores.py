@@ -8,24 +8,26 @@ judgments or runs changed) and states the labels and settings it used. Bad param
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from annotate.models import Campaign, Query
+from annotate.models import Campaign
 from annotate.selectors import campaign_managed_by
-from metrics.decide.ndcg import COMPARE_SEED, comparison_report
+from metrics.decide.ndcg import COMPARE_SEED, ComparisonReport, comparison_report
 from metrics.reports import charts
+from metrics.reports import scores_tables as tables
 from metrics.reports.forms import ScoresForm
 from metrics.reports.presenting import age_text, basis_text, csv_response
 from metrics.reports.snapshot_charts import display_name
 from metrics.selectors.drilldown import query_drilldown
+from metrics.selectors.queries import campaign_query, queries_by_external_id
 from metrics.services.scores import JUDGED_WARNING
 from metrics.services.snapshots import Fresh, scores_snapshot
 
@@ -34,13 +36,28 @@ COMPARE_CACHE_SECONDS = 3600
 
 
 @dataclass(frozen=True)
-class _Unranked:
-    """A judged document outside every top k, shaped like a ranked row for the CSV."""
+class _Page:
+    """What every score page starts from: the campaign, its valid settings and the snapshot."""
 
-    document: object
-    position: None = None
-    rank: None = None
-    score: None = None
+    campaign: Campaign
+    form: ScoresForm
+    fresh: Fresh
+    context: dict
+
+    @property
+    def summary(self) -> dict:
+        return self.fresh.summary
+
+    @property
+    def per_query(self) -> dict:
+        return self.fresh.snapshot.per_query
+
+    @property
+    def names(self) -> list[str]:
+        return self.context["names"]
+
+    def notes(self, *extra: str) -> list[str]:
+        return [self.context["basis"], self.form.settings.describe(), *extra]
 
 
 def _settings_query(request: HttpRequest) -> str:
@@ -51,12 +68,13 @@ def _settings_query(request: HttpRequest) -> str:
     return keep.urlencode()
 
 
-def _prepare(request: HttpRequest, slug: str, *, light: bool):
-    """(campaign, form, fresh snapshot or None when the parameters are bad)."""
+def _page(request: HttpRequest, slug: str, template: str, *, light: bool) -> _Page | HttpResponse:
+    """The manager's campaign, the settings validated and the snapshot read (recomputed when
+    stale); or the page again with the form's errors (400)."""
     campaign = campaign_managed_by(request.user, slug)
     form = ScoresForm(request.GET, campaign=campaign)
     if not form.is_valid():
-        return campaign, form, None
+        return render(request, template, {"campaign": campaign, "form": form}, status=400)
     fresh = scores_snapshot(
         campaign=campaign,
         settings=form.settings,
@@ -64,17 +82,10 @@ def _prepare(request: HttpRequest, slug: str, *, light: bool):
         source=form.label_source,
         light=light,
     )
-    return campaign, form, fresh
-
-
-def _context(request: HttpRequest, campaign: Campaign, form: ScoresForm, fresh: Fresh) -> dict:
     summary = fresh.summary
-    systems = summary["systems"]
-    judged_key = form.settings.judged
-    low_judged = [
-        display_name(s) for s in systems if s["values"][judged_key]["mean"] < JUDGED_WARNING
-    ]
-    return {
+    names = [display_name(s) for s in summary["systems"]]
+    judged = form.settings.judged
+    context = {
         "campaign": campaign,
         "form": form,
         "summary": summary,
@@ -83,128 +94,105 @@ def _context(request: HttpRequest, campaign: Campaign, form: ScoresForm, fresh: 
             rule=summary["rule"], source=summary["source"], adjudicated=summary["adjudicated"]
         ),
         "age": age_text(fresh),
-        "low_judged": low_judged,
+        "low_judged": [
+            display_name(s)
+            for s in summary["systems"]
+            if s["values"][judged]["mean"] < JUDGED_WARNING
+        ],
         "judged_threshold": JUDGED_WARNING,
         "settings_query": _settings_query(request),
-        "names": [display_name(s) for s in systems],
+        "names": names,
     }
+    return _Page(campaign, form, fresh, context)
 
 
-def _invalid(request: HttpRequest, campaign: Campaign, form: ScoresForm, template: str):
-    return render(request, template, {"campaign": campaign, "form": form}, status=400)
+# A page's downloads: name -> (file name, the table).
+Downloads = dict[str, tuple[str, Callable[[], tables.Table]]]
+
+
+def _download(request: HttpRequest, page: _Page, downloads: Downloads, notes: list[str]):
+    """The CSV the request asks for (?download=<name>), a 400 for an unknown name, or None
+    when it asks for the page."""
+    wanted = request.GET.get("download")
+    if not wanted:
+        return None
+    if wanted not in downloads:
+        return HttpResponse(
+            f"Unknown table: download one of {', '.join(downloads)}.",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
+    name, table = downloads[wanted]
+    header, rows = table()
+    return csv_response(campaign=page.campaign, name=name, header=header, rows=rows, notes=notes)
 
 
 @login_required
 @require_GET
 def systems(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign, form, fresh = _prepare(request, slug, light=True)
-    if fresh is None:
-        return _invalid(request, campaign, form, "metrics/systems.html")
-    context = _context(request, campaign, form, fresh)
-    summary = context["summary"]
-    measures = summary["measures"]
-    keys = [m["key"] for m in measures]
-    names = context["names"]
-    notes = [
-        context["basis"],
-        form.settings.describe(),
-        f"relevant from grade {summary['relevance_level']:g}",
-    ]
-    download = request.GET.get("download")
-    if download == "systems":
-        header = ["system", "run"]
-        for m in measures:
-            header += [m["label"], f"{m['label']} low", f"{m['label']} high"]
-        rows = []
-        for s in summary["systems"]:
-            row = [s["system"], s["run"]]
-            for key in keys:
-                v = s["values"][key]
-                row += [v["mean"], v["low"], v["high"]]
-            rows.append(row)
-        return csv_response(
-            campaign=campaign, name="systems", header=header, rows=rows, notes=notes
-        )
-    if download == "curves":
-        ks = range(1, form.settings.k + 1)
-        rows = [(k, *(s["curve"][k - 1] for s in summary["systems"])) for k in ks]
-        return csv_response(
-            campaign=campaign, name="ndcg-curves", header=["k", *names], rows=rows, notes=notes
-        )
-    if download:
-        return _invalid_download(campaign, form, "systems, curves")
-    drawn = fresh.snapshot.charts
-    context["bars_svg"], context["curves_svg"] = drawn.get("bars"), drawn.get("curves")
-    context["rows"] = [
-        {"name": name, "system": s, "cells": [s["values"][key] for key in keys]}
-        for name, s in zip(names, summary["systems"], strict=True)
-    ]
-    context["curve_rows"] = [
-        (k, [s["curve"][k - 1] for s in summary["systems"]]) for k in range(1, form.settings.k + 1)
-    ]
+    page = _page(request, slug, "metrics/systems.html", light=True)
+    if isinstance(page, HttpResponse):
+        return page
+    summary, settings = page.summary, page.form.settings
+    downloads: Downloads = {
+        "systems": ("systems", lambda: tables.systems_table(summary)),
+        "curves": ("ndcg-curves", lambda: tables.curves_table(summary, settings, page.names)),
+    }
+    notes = page.notes(f"relevant from grade {summary['relevance_level']:g}")
+    if (csv := _download(request, page, downloads, notes)) is not None:
+        return csv
+    drawn = page.fresh.snapshot.charts
+    keys = [m["key"] for m in summary["measures"]]
+    context = {
+        **page.context,
+        "bars_svg": drawn.get("bars"),
+        "curves_svg": drawn.get("curves"),
+        "rows": [
+            {"name": name, "system": s, "cells": [s["values"][key] for key in keys]}
+            for name, s in zip(page.names, summary["systems"], strict=True)
+        ],
+        "curve_rows": tables.curve_rows(summary, settings),
+    }
     return render(request, "metrics/systems.html", context)
-
-
-def _invalid_download(campaign: Campaign, form: ScoresForm, known: str) -> HttpResponse:
-    return HttpResponse(
-        f"Unknown table: download one of {known}.",
-        status=400,
-        content_type="text/plain; charset=utf-8",
-    )
 
 
 @login_required
 @require_GET
 def compare(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign, form, fresh = _prepare(request, slug, light=False)
-    if fresh is None:
-        return _invalid(request, campaign, form, "metrics/compare.html")
-    context = _context(request, campaign, form, fresh)
-    report, error = _comparison(request, fresh, context["summary"])
+    page = _page(request, slug, "metrics/compare.html", light=False)
+    if isinstance(page, HttpResponse):
+        return page
+    compared, error = _comparison(request, page.fresh)
     if error:
-        context["error"] = error
-        return render(request, "metrics/compare.html", context, status=400)
-    report, histogram_svg = report
-    context["report"] = report
-    tables = {
-        "differences": (
-            ["query_id", f"A {report.a_name}", f"B {report.b_name}", "B - A"],
-            report.differences,
-        ),
-        "tests": (
-            ["test", "measure", "B - A", "statistic", "p", "p_holm", "low", "high"],
-            report.test_rows(),
-        ),
-        "histogram": (["B - A from", "to", "queries"], report.bins),
+        return render(request, "metrics/compare.html", {**page.context, "error": error}, status=400)
+    report, histogram_svg = compared
+    prefix = f"compare-{report.a_name}-{report.b_name}-{report.measure_label}"
+    downloads: Downloads = {
+        name: (f"{prefix}-{name}", lambda table=table: table)
+        for name, table in tables.comparison_tables(report).items()
     }
-    download = request.GET.get("download")
-    if download in tables:
-        header, rows = tables[download]
-        return csv_response(
-            campaign=campaign,
-            name=f"compare-{report.a_name}-{report.b_name}-{report.measure_label}-{download}",
-            header=header,
-            rows=rows,
-            notes=[context["basis"], form.settings.describe(), f"seed {COMPARE_SEED}"],
-        )
-    if download:
-        return _invalid_download(campaign, form, ", ".join(tables))
-    links = dict(
-        Query.objects.filter(campaign=campaign, external_id__in=report.listed_queries)
-        .order_by()
-        .values_list("external_id", "pk")
-    )
-    context["links"] = links
-    context["gained"] = [(c, links.get(c.query)) for c in report.result.gained]
-    context["lost"] = [(c, links.get(c.query)) for c in report.result.lost]
-    context["seed"] = COMPARE_SEED
-    context["histogram_svg"] = histogram_svg
+    if (csv := _download(request, page, downloads, page.notes(f"seed {COMPARE_SEED}"))) is not None:
+        return csv
+    found = queries_by_external_id(campaign=page.campaign, external_ids=report.listed_queries)
+    links = {ext: pk for ext, (pk, _) in found.items()}
+    context = {
+        **page.context,
+        "report": report,
+        "links": links,
+        "gained": [(c, links.get(c.query)) for c in report.result.gained],
+        "lost": [(c, links.get(c.query)) for c in report.result.lost],
+        "seed": COMPARE_SEED,
+        "histogram_svg": histogram_svg,
+    }
     return render(request, "metrics/compare.html", context)
 
 
-def _comparison(request: HttpRequest, fresh: Fresh, summary: dict):
-    """comparison_report, remembered per snapshot version: its bootstrap and randomization
-    test take seconds at 10,000 queries, and a manager flips between the same few pairs."""
+def _comparison(
+    request: HttpRequest, fresh: Fresh
+) -> tuple[tuple[ComparisonReport, str | None] | None, str | None]:
+    """comparison_report and its histogram, remembered per snapshot version: its bootstrap and
+    randomization test take seconds at 10,000 queries, and a manager flips between the same
+    few pairs."""
     snap = fresh.snapshot
     a, b, measure = (request.GET.get(k) for k in ("a", "b", "measure"))
     key = "metrics:compare:" + ":".join(
@@ -213,7 +201,7 @@ def _comparison(request: HttpRequest, fresh: Fresh, summary: dict):
     cached = cache.get(key)
     if cached is None:
         report, error = comparison_report(
-            summary=summary, per_query=snap.per_query, a=a, b=b, measure=measure
+            summary=fresh.summary, per_query=snap.per_query, a=a, b=b, measure=measure
         )
         drawn = None
         if report is not None:
@@ -233,149 +221,81 @@ def _comparison(request: HttpRequest, fresh: Fresh, summary: dict):
 @login_required
 @require_GET
 def queries(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign, form, fresh = _prepare(request, slug, light=False)
-    if fresh is None:
-        return _invalid(request, campaign, form, "metrics/queries.html")
-    context = _context(request, campaign, form, fresh)
-    summary, per_query = context["summary"], fresh.snapshot.per_query
-    systems_ = summary["systems"]
+    page = _page(request, slug, "metrics/queries.html", light=False)
+    if isinstance(page, HttpResponse):
+        return page
+    summary, per_query, settings = page.summary, page.per_query, page.form.settings
+    downloads: Downloads = {
+        "queries": ("queries", lambda: tables.queries_table(summary, per_query, page.names)),
+    }
+    if (csv := _download(request, page, downloads, page.notes())) is not None:
+        return csv
     qids = per_query.get("qids", [])
-    ndcg, judged = form.settings.ndcg, form.settings.judged
-    columns = {
-        key: np.array([per_query["runs"][str(s["run_id"])][key] for s in systems_])
-        for key in (m["key"] for m in summary["measures"])
-    }
-    if request.GET.get("download") == "queries":
-        header = ["query_id"]
-        for name in context["names"]:
-            header += [f"{name} {m['label']}" for m in summary["measures"]]
-        rows = []
-        for i, qid in enumerate(qids):
-            row = [qid]
-            for j in range(len(systems_)):
-                row += [float(columns[m["key"]][j, i]) for m in summary["measures"]]
-            rows.append(row)
-        return csv_response(
-            campaign=campaign,
-            name="queries",
-            header=header,
-            rows=rows,
-            notes=[context["basis"], form.settings.describe()],
-        )
-    if request.GET.get("download"):
-        return _invalid_download(campaign, form, "queries")
-    order = np.arange(len(qids))
-    sort = request.GET.get("sort", "query")
-    if sort == "spread" and systems_:
-        spread = columns[ndcg].max(axis=0) - columns[ndcg].min(axis=0)
-        order = np.lexsort((order, -spread))
-    elif sort == "judged" and systems_:
-        order = np.lexsort((order, columns[judged].min(axis=0)))
-    else:
-        sort = "query"
-    page = Paginator(order, QUERIES_PAGE).get_page(request.GET.get("page"))
-    shown = [qids[i] for i in page.object_list]
-    info = {
-        ext: (pk, text)
-        for pk, ext, text in Query.objects.filter(campaign=campaign, external_id__in=shown)
-        .order_by()
-        .values_list("pk", "external_id", "text")
-    }
-    context["rows"] = [
+    columns = tables.measure_columns(summary, per_query)
+    order, sort = tables.query_order(columns, settings, len(qids), request.GET.get("sort", ""))
+    shown = Paginator(order, QUERIES_PAGE).get_page(request.GET.get("page"))
+    found = queries_by_external_id(
+        campaign=page.campaign, external_ids=[qids[i] for i in shown.object_list]
+    )
+    ndcg, judged = columns[settings.ndcg], columns[settings.judged]
+    rows = [
         {
             "qid": qids[i],
-            "pk": info.get(qids[i], (None, ""))[0],
-            "text": info.get(qids[i], (None, ""))[1],
-            "cells": [(columns[ndcg][j, i], columns[judged][j, i]) for j in range(len(systems_))],
+            "pk": found.get(qids[i], (None, ""))[0],
+            "text": found.get(qids[i], (None, ""))[1],
+            "cells": [(ndcg[j, i], judged[j, i]) for j in range(len(summary["systems"]))],
         }
-        for i in page.object_list
+        for i in shown.object_list
     ]
-    context.update(page=page, sort=sort)
-    return render(request, "metrics/queries.html", context)
+    return render(
+        request, "metrics/queries.html", {**page.context, "rows": rows, "page": shown, "sort": sort}
+    )
 
 
 @login_required
 @require_GET
 def query_detail(request: HttpRequest, slug: str, query_id: int) -> HttpResponse:
-    campaign, form, fresh = _prepare(request, slug, light=False)
-    if fresh is None:
-        return _invalid(request, campaign, form, "metrics/query.html")
-    query = get_object_or_404(Query, campaign=campaign, pk=query_id)
-    context = _context(request, campaign, form, fresh)
-    summary, per_query = context["summary"], fresh.snapshot.per_query
+    page = _page(request, slug, "metrics/query.html", light=False)
+    if isinstance(page, HttpResponse):
+        return page
+    query = campaign_query(campaign=page.campaign, query_id=query_id)
+    summary, per_query, settings = page.summary, page.per_query, page.form.settings
     qids = per_query.get("qids", [])
     index = qids.index(query.external_id) if query.external_id in qids else None
-    runs = [(s["run_id"], s["run"], s["system"]) for s in summary["systems"]]
     drill = query_drilldown(
-        campaign=campaign,
+        campaign=page.campaign,
         query=query,
-        k=form.settings.k,
+        k=settings.k,
         rule=summary["rule"],
-        source=form.label_source,
-        runs=runs,
+        source=page.form.label_source,
+        runs=[(s["run_id"], s["run"], s["system"]) for s in summary["systems"]],
     )
+    downloads: Downloads = {
+        "lists": (
+            f"query-{query.external_id}-top{settings.k}",
+            lambda: tables.query_lists_table(drill, page.names),
+        ),
+        "scores": (
+            f"query-{query.external_id}-scores",
+            lambda: tables.query_scores_table(summary, per_query, page.names, index),
+        ),
+    }
+    if (csv := _download(request, page, downloads, page.notes())) is not None:
+        return csv
     measures = summary["measures"]
-    if request.GET.get("download") == "scores":
-        rows = [
-            (name, *(per_query["runs"][str(s["run_id"])][m["key"]][index] for m in measures))
-            for name, s in zip(context["names"], summary["systems"], strict=True)
-        ]
-        return csv_response(
-            campaign=campaign,
-            name=f"query-{query.external_id}-scores",
-            header=["system", *(m["label"] for m in measures)],
-            rows=rows if index is not None else [],
-            notes=[context["basis"], form.settings.describe()],
-        )
-    if request.GET.get("download") == "lists":
-        rows = []
-        # The judged documents no system put in its top k close the list (they shape IDCG).
-        listed = [(name, sl.rows) for name, sl in zip(context["names"], drill.lists, strict=True)]
-        listed.append(("(judged, in no top k)", [_Unranked(d) for d in drill.unretrieved]))
-        for name, ranked in listed:
-            for r in ranked:
-                d = r.document
-                grades = "; ".join(f"{g.rater}: {g.label or 'cannot judge'}" for g in d.grades)
-                rows.append(
-                    (
-                        name,
-                        r.position,
-                        r.rank,
-                        r.score,
-                        d.external_id,
-                        d.title,
-                        grades,
-                        d.label,
-                        d.adjudicated or "",
-                    )
-                )
-        return csv_response(
-            campaign=campaign,
-            name=f"query-{query.external_id}-top{form.settings.k}",
-            header=[
-                "system",
-                "position",
-                "rank_in_file",
-                "score",
-                "doc_id",
-                "title",
-                "grades",
-                "label_used",
-                "adjudicated",
-            ],
-            rows=rows,
-            notes=[context["basis"], form.settings.describe()],
-        )
-    if request.GET.get("download"):
-        return _invalid_download(campaign, form, "lists, scores")
     lists = []
-    for name, s, sl in zip(context["names"], summary["systems"], drill.lists, strict=True):
+    for name, s, sl in zip(page.names, summary["systems"], drill.lists, strict=True):
         values = per_query["runs"][str(s["run_id"])]
         cells = [values[m["key"]][index] if index is not None else None for m in measures]
-        judged = values[form.settings.judged][index] if index is not None else None
+        judged = values[settings.judged][index] if index is not None else None
         lists.append({"name": name, "list": sl, "cells": cells, "judged": judged})
-    context.update(query=query, drill=drill, lists=lists, measures=measures)
-    context["query_low_judged"] = [
-        x["name"] for x in lists if x["judged"] is not None and x["judged"] < JUDGED_WARNING
-    ]
+    low = [x["name"] for x in lists if x["judged"] is not None and x["judged"] < JUDGED_WARNING]
+    context = {
+        **page.context,
+        "query": query,
+        "drill": drill,
+        "lists": lists,
+        "measures": measures,
+        "query_low_judged": low,
+    }
     return render(request, "metrics/query.html", context)
