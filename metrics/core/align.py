@@ -214,16 +214,64 @@ def align(
     run_vocab, run_codes = run._coded
     nv = len(vocab)
     to_qrels = _map_vocab(vocab, run_vocab)
-    codes = to_qrels[run_codes] if len(run_codes) else np.zeros(0, dtype=np.int32)
     present = np.zeros(nv, dtype=bool)
     present[to_qrels[to_qrels >= 0]] = True
-    keep = codes >= 0
-    rows: np.ndarray | None = None  # run rows of qrels queries; None = all of them
-    if not keep.all():
-        rows = np.flatnonzero(keep)
-        codes = codes[rows]
-    del keep
+    # The kept rows go straight into the next call, which is then their only holder and can
+    # drop them as it goes (a run of millions of rows: each array is tens of megabytes).
+    q, rank, grades, counts = _judged_in_ranking_order(
+        qrels, run, to_qrels, *_kept_rows(run_codes, to_qrels), nv
+    )
+    if depth is not None:
+        counts = np.minimum(counts, depth)
+        top = rank < depth
+        q, rank, grades = q[top], rank[top], grades[top]
+    if judged_docs_only:
+        # Unjudged documents leave the ranking: ranks close up (trec_eval -J).
+        counts = np.bincount(q, minlength=nv)
+        first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        rank = np.arange(len(q), dtype=np.int64) - first[q]
 
+    selected = np.ones(nv, dtype=bool) if complete else present
+    missing = vocab[~present].tolist()
+    sel_idx = np.flatnonzero(selected)
+    if not selected.all():
+        # Without complete, every kept row already belongs to a selected (present) query.
+        q = (np.cumsum(selected) - 1)[q]
+    joffsets, jgrades = _judged_lists(qrels, selected, sel_idx, nv)
+    ranking = Ranking(
+        qids=vocab[sel_idx],
+        evaluated=present[sel_idx],
+        lengths=counts[sel_idx].astype(np.int64),
+        qidx=q.astype(np.int64, copy=False),
+        rank=rank.astype(np.int64, copy=False),
+        grades=grades,
+        judged_offsets=joffsets,
+        judged=jgrades,
+    )
+    return ranking, missing
+
+
+def _kept_rows(run_codes: np.ndarray, to_qrels: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(qrels query code of each kept run row, the kept rows or None for all of them): the run
+    rows whose query is in the qrels."""
+    codes = to_qrels[run_codes] if len(run_codes) else np.zeros(0, dtype=np.int32)
+    keep = codes >= 0
+    if keep.all():
+        return codes, None
+    rows = np.flatnonzero(keep)
+    return codes[rows], rows
+
+
+def _judged_in_ranking_order(
+    qrels: Qrels,
+    run: Run,
+    to_qrels: np.ndarray,
+    codes: np.ndarray,
+    rows: np.ndarray | None,
+    nv: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(query code, 0-based rank, grade) of every judged retrieved document in (query, rank)
+    order, and the number of retrieved documents per query code."""
     # Ranking order of the kept rows, and where each judged run row lands in it.
     scores = run.scores if rows is None else run.scores[rows]
     docs = run.docids if rows is None else run.docids.gather(rows)
@@ -248,27 +296,13 @@ def align(
     q = codes[judged_rows]
     counts = np.bincount(codes, minlength=nv)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    rank = judged_rows - starts[q]
-    del judged_rows, codes
+    return q, judged_rows - starts[q], grades, counts
 
-    if depth is not None:
-        counts = np.minimum(counts, depth)
-        top = rank < depth
-        q, rank, grades = q[top], rank[top], grades[top]
-    if judged_docs_only:
-        # Unjudged documents leave the ranking: ranks close up (trec_eval -J).
-        counts = np.bincount(q, minlength=nv)
-        first = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        rank = np.arange(len(q), dtype=np.int64) - first[q]
 
-    selected = np.ones(nv, dtype=bool) if complete else present
-    missing = vocab[~present].tolist()
-    sel_idx = np.flatnonzero(selected)
-    new_index = np.cumsum(selected) - 1
-    if not selected.all():
-        # Without complete, every kept row already belongs to a selected (present) query.
-        q = new_index[q]
-
+def _judged_lists(
+    qrels: Qrels, selected: np.ndarray, sel_idx: np.ndarray, nv: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, grades) of every selected query's judged documents, CSR layout."""
     jcodes, jgrades = qrels._judged_sorted
     if not selected.all():
         jkeep = selected[jcodes]
@@ -276,15 +310,4 @@ def align(
     jcounts = np.bincount(jcodes, minlength=nv)[sel_idx]
     joffsets = np.zeros(len(sel_idx) + 1, dtype=np.int64)
     np.cumsum(jcounts, out=joffsets[1:])
-
-    ranking = Ranking(
-        qids=vocab[sel_idx],
-        evaluated=present[sel_idx],
-        lengths=counts[sel_idx].astype(np.int64),
-        qidx=q.astype(np.int64, copy=False),
-        rank=rank.astype(np.int64, copy=False),
-        grades=grades,
-        judged_offsets=joffsets,
-        judged=jgrades,
-    )
-    return ranking, missing
+    return joffsets, jgrades
