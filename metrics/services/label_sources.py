@@ -31,8 +31,8 @@ from metrics.adapters.campaign import (
     campaign_runs,
     vocabulary,
 )
-from metrics.core import evaluate
 from metrics.core.stats import cohen_kappa, krippendorff_alpha
+from metrics.services.scores import evaluate_runs
 
 RATERS = "raters"
 DEFAULT_K = 10
@@ -189,18 +189,10 @@ def _scores(
     qrels: CampaignQrels, runs: list[CampaignRun], measures: list[tuple[str, str]], k: int
 ) -> list[dict[str, float]]:
     requests = [f"ndcg_cut.{k}", "map", f"P.{k}", "recip_rank", f"judged.{k}"]
-    out = []
-    for entry in runs:
-        result = evaluate(
-            qrels.qrels,
-            entry.run,
-            requests,
-            relevance_level=qrels.relevance_level,
-            complete=True,
-            max_grade=qrels.max_grade,
-        )
-        out.append({key: float(result.mean[key]) for key, _ in measures})
-    return out
+    return [
+        {key: float(result.mean[key]) for key, _ in measures}
+        for _, result in evaluate_runs(qrels, runs, requests)
+    ]
 
 
 def sources_report(
@@ -218,6 +210,32 @@ def sources_report(
     for source in LabelSource.objects.filter(campaign=campaign).order_by("kind", "name"):
         qrels[source.name] = campaign_qrels(campaign=campaign, source=source, vocab=vocab)
     rule = qrels[RATERS].rule
+    summaries, labels = _summaries(qrels, rule)
+    scale = np.asarray(campaign.labels.values_list("grade", flat=True), dtype=np.float64)
+    agreements = [
+        agreement(a=a, b=b, a_labels=labels[a], b_labels=labels[b], scale=scale)
+        for a, b in combinations(qrels, 2)
+    ]
+    measures = measures_for(k)
+    runs = campaign_runs(campaign=campaign, vocab=vocab) if vocab.query_pk.size else []
+    run_rows = _run_rows(qrels, runs, measures, k)
+    return SourcesReport(
+        rule=rule,
+        k=k,
+        relevance_level=qrels[RATERS].relevance_level,
+        n_queries=int(vocab.query_pk.size),
+        sources=summaries,
+        agreements=agreements,
+        measures=measures,
+        runs=run_rows,
+        orders=_orders(qrels, run_rows, ndcg=measures[0][0]),
+    )
+
+
+def _summaries(
+    qrels: dict[str, CampaignQrels], rule: str
+) -> tuple[list[SourceSummary], dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """Each source's coverage, and its labels by pair for the agreement."""
     summaries, labels = [], {}
     for key, q in qrels.items():
         labels[key] = labelled(q.table)
@@ -232,15 +250,18 @@ def sources_report(
                 params={} if q.source is None else q.source.params,
             )
         )
-    scale = np.asarray(campaign.labels.values_list("grade", flat=True), dtype=np.float64)
-    agreements = [
-        agreement(a=a, b=b, a_labels=labels[a], b_labels=labels[b], scale=scale)
-        for a, b in combinations(qrels, 2)
-    ]
-    measures = measures_for(k)
-    runs = campaign_runs(campaign=campaign, vocab=vocab) if vocab.query_pk.size else []
+    return summaries, labels
+
+
+def _run_rows(
+    qrels: dict[str, CampaignQrels],
+    runs: list[CampaignRun],
+    measures: list[tuple[str, str]],
+    k: int,
+) -> list[RunScores]:
+    """Every run's scores under every source."""
     per_source = {key: _scores(q, runs, measures, k) for key, q in qrels.items()}
-    run_rows = [
+    return [
         RunScores(
             run_id=entry.run_id,
             run=entry.name,
@@ -249,8 +270,13 @@ def sources_report(
         )
         for i, entry in enumerate(runs)
     ]
-    ndcg = measures[0][0]
-    orders = [
+
+
+def _orders(
+    qrels: dict[str, CampaignQrels], run_rows: list[RunScores], *, ndcg: str
+) -> list[OrderChange]:
+    """How the order of the runs by NDCG@k changes between every two sources."""
+    return [
         order_change(
             a=a,
             b=b,
@@ -259,14 +285,3 @@ def sources_report(
         )
         for a, b in combinations(qrels, 2)
     ]
-    return SourcesReport(
-        rule=rule,
-        k=k,
-        relevance_level=qrels[RATERS].relevance_level,
-        n_queries=int(vocab.query_pk.size),
-        sources=summaries,
-        agreements=agreements,
-        measures=measures,
-        runs=run_rows,
-        orders=orders,
-    )

@@ -1,7 +1,7 @@
 """System scores of a campaign: every run evaluated by the engine against the campaign's qrels,
 summarised as a snapshot can store them (plain JSON: numbers, lists, names), or for any
 measures on request (metrics.services.scores_request). Both go through one evaluation loop
-(``_evaluated``) and one mean-with-interval, and their settings through one validator
+(``evaluate_runs``) and one mean-with-interval, and their settings through one validator
 (``check_setting``), which the report pages' form and the API both use.
 
 The measures are fixed for the report (DESIGN.md section 4, at the campaign's relevance level):
@@ -123,14 +123,14 @@ def t_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[floa
     return max(0.0, mean - half), min(1.0, mean + half)
 
 
-def _evaluated(
+def evaluate_runs(
     qrels: CampaignQrels,
     runs: Iterable[CampaignRun],
     requests: list[str],
     *,
-    gain: str | dict,
-    discount: str,
-    ideal: str,
+    gain: str | dict = "linear",
+    discount: str = "log2",
+    ideal: str = "judged",
 ) -> Iterator[tuple[CampaignRun, Result]]:
     """Every run evaluated against the campaign's qrels by the campaign's rules: every query of
     the campaign counts (complete), its relevance level, ERR's top grade from its scale."""
@@ -194,7 +194,7 @@ def evaluate_campaign(
         "systems": [],
     }
     per_query: dict = {"qids": [], "runs": {}}
-    evaluated = _evaluated(
+    evaluated = evaluate_runs(
         qrels,
         runs,
         settings.requests(),
@@ -231,7 +231,7 @@ def evaluate_on_request(
     asked, `names` their output names), with the same loop and intervals as the snapshots;
     JSON has no NaN or infinity, so an undefined figure is None."""
     systems, per_query, qids = [], {}, []
-    for entry, result in _evaluated(
+    for entry, result in evaluate_runs(
         qrels, runs, measures, gain=gain, discount=discount, ideal=ideal
     ):
         qids = list(result.qids)

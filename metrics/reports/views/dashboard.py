@@ -24,6 +24,7 @@ from annotate.services.adjudication import (
     adjudication_clear,
     adjudication_set,
 )
+from metrics.reports import dashboard_tables as tables
 from metrics.reports.forms import AdjudicationForm, BasisForm
 from metrics.reports.presenting import age_text, basis_text, csv_response
 from metrics.selectors.disagreements import PAGE, disagreements
@@ -88,76 +89,24 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _dashboard_csv(campaign, download, raters, timeline, agreement, names) -> HttpResponse:
-    if download == "raters":
-        return csv_response(
-            campaign=campaign,
-            name="raters",
-            header=[
-                "rater",
-                "grades",
-                "cant_judge",
-                "skips",
-                "median_seconds",
-                "last_activity",
-                "leased_now",
-            ],
-            rows=[
-                (
-                    r["username"],
-                    r["grades"],
-                    r["cant_judge"],
-                    r["skips"],
-                    r["median_seconds"],
-                    r["last_activity"].isoformat() if r["last_activity"] else None,
-                    r["holding"],
-                )
-                for r in raters
-            ],
+    downloads = {
+        "raters": ("raters", lambda: tables.raters_table(raters), []),
+        "timeline": (f"grades-per-{timeline.unit}", lambda: tables.timeline_table(timeline), []),
+        "agreement": (
+            "rater-agreement",
+            lambda: tables.agreement_table(agreement),
+            [f"items with 2+ grades: {agreement['n_items']}"],
+        ),
+        "pairs": ("rater-pairs-kappa", lambda: tables.pairs_table(agreement, names), []),
+    }
+    if download not in downloads:
+        return HttpResponseBadRequest(
+            "Unknown table: download one of raters, timeline, agreement, pairs.",
+            content_type="text/plain; charset=utf-8",
         )
-    if download == "timeline":
-        header = [f"{timeline.unit}_starting", *timeline.series, "total"]
-        rows = [(b.isoformat(), *counts, total) for b, counts, total in timeline.rows()]
-        return csv_response(
-            campaign=campaign, name=f"grades-per-{timeline.unit}", header=header, rows=rows
-        )
-    if download == "agreement":
-        return csv_response(
-            campaign=campaign,
-            name="rater-agreement",
-            header=[
-                "rater",
-                "grades_on_shared_items",
-                "majority_rate",
-                "majority_items",
-                "mean_signed_deviation",
-                "leaning",
-            ],
-            rows=[
-                (
-                    r["username"],
-                    r["grades"],
-                    r["majority_rate"],
-                    r["majority_items"],
-                    r["mean_deviation"],
-                    r["leaning"],
-                )
-                for r in agreement["raters"]
-            ],
-            notes=[f"items with 2+ grades: {agreement['n_items']}"],
-        )
-    if download == "pairs":
-        return csv_response(
-            campaign=campaign,
-            name="rater-pairs-kappa",
-            header=["rater_a", "rater_b", "shared_items", "weighted_kappa_linear"],
-            rows=[
-                (names[p["a"]], names[p["b"]], p["shared"], p["kappa"]) for p in agreement["pairs"]
-            ],
-        )
-    return HttpResponseBadRequest(
-        "Unknown table: download one of raters, timeline, agreement, pairs.",
-        content_type="text/plain; charset=utf-8",
-    )
+    name, table, notes = downloads[download]
+    header, rows = table()
+    return csv_response(campaign=campaign, name=name, header=header, rows=rows, notes=notes)
 
 
 @login_required
@@ -178,40 +127,12 @@ def _disagreements_page(
     rule = form.rule
     if request.GET.get("download") == "disagreements":
         found = disagreements(campaign=campaign, rule=rule, only_open=only_open, limit=None)
+        header, rows = tables.disagreements_table(found, rule)
         return csv_response(
             campaign=campaign,
             name="disagreements",
-            header=[
-                "query_id",
-                "doc_id",
-                "grades",
-                "n",
-                "lowest",
-                "highest",
-                "range",
-                f"aggregate_{rule}",
-                "adjudicated_label",
-                "adjudicated_grade",
-                "adjudicated_by",
-                "note",
-            ],
-            rows=[
-                (
-                    d.query_external_id,
-                    d.document_external_id,
-                    "; ".join(f"{r}: {lab or 'cannot judge'}" for r, lab, _ in d.grades),
-                    d.n,
-                    d.low,
-                    d.high,
-                    d.range,
-                    d.aggregate,
-                    d.ruling,
-                    d.ruling_grade,
-                    d.ruling_by,
-                    d.ruling_note,
-                )
-                for d in found.rows
-            ],
+            header=header,
+            rows=rows,
             notes=[basis_text(rule=rule, source=None)],
         )
     found = disagreements(campaign=campaign, rule=rule, only_open=only_open, limit=PAGE)
