@@ -1,6 +1,6 @@
 """Manager pages of side-by-side comparisons: set one up, read its report, download the numbers,
 and look at one query's two lists with the systems named. Managers of the campaign only (404 for
-anyone else). Every figure comes from selectors_sxs_report (which calls metrics.core.stats)."""
+anyone else). Every figure comes from metrics.decide.gsb (which calls metrics.core.stats)."""
 
 from __future__ import annotations
 

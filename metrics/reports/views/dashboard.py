@@ -1,5 +1,6 @@
 """Manager report pages: the reports index, the campaign dashboard (progress and agreement), and
-the disagreements with their adjudication form. System scores are in views_scores.
+the disagreements with their adjudication form. System scores are in
+metrics.reports.views.scores.
 
 Managers of the campaign only: anyone else gets a 404 (campaign_managed_by), an anonymous
 visitor the login page. Every table is also a CSV download (``?download=<table>``).
