@@ -66,6 +66,37 @@ def pool_from_runs(
     adds the difference. New items need `raters_needed` raters, or the campaign's overlap when
     it is None (stored as NULL, so a later change of the overlap still applies to them).
     """
+    _check_request(campaign=campaign, runs=runs, depth=depth, raters_needed=raters_needed)
+    per_run: dict[str, int] = {}
+    queries, documents = [], []
+    for run in runs:
+        top = ranked_entries(run, k=depth)
+        per_run[run.name] = len(top)
+        queries.append(top.query_id)
+        documents.append(top.document_id)
+    query_ids, document_ids = _unique_pairs(np.concatenate(queries), np.concatenate(documents))
+
+    is_new = _add_new_pairs(
+        campaign=campaign,
+        query_ids=query_ids,
+        document_ids=document_ids,
+        raters_needed=raters_needed,
+    )
+
+    placeholder_count, examples = _placeholders(campaign, document_ids)
+    return PoolResult(
+        depth=depth,
+        created=int(is_new.sum()),
+        existing=int((~is_new).sum()),
+        per_run=per_run,
+        placeholders=placeholder_count,
+        placeholder_examples=examples,
+    )
+
+
+def _check_request(
+    *, campaign: Campaign, runs: Sequence[Run], depth: int, raters_needed: int | None
+) -> None:
     if depth < 1:
         raise ValueError(f"depth must be at least 1, got {depth}")
     if raters_needed is not None and raters_needed < 1:
@@ -76,15 +107,15 @@ def pool_from_runs(
     if foreign:
         raise ValueError(f"runs of another campaign: {', '.join(foreign)}")
 
-    per_run: dict[str, int] = {}
-    queries, documents = [], []
-    for run in runs:
-        top = ranked_entries(run, k=depth)
-        per_run[run.name] = len(top)
-        queries.append(top.query_id)
-        documents.append(top.document_id)
-    query_ids, document_ids = _unique_pairs(np.concatenate(queries), np.concatenate(documents))
 
+def _add_new_pairs(
+    *,
+    campaign: Campaign,
+    query_ids: np.ndarray,
+    document_ids: np.ndarray,
+    raters_needed: int | None,
+) -> np.ndarray:
+    """Create the pool items of the pairs not in the pool yet; True for each such pair."""
     with transaction.atomic():
         # Serialises poolings of one campaign, so two managers pooling at once cannot both
         # count the same pair as new.
@@ -115,16 +146,7 @@ def pool_from_runs(
                 ),
                 ignore_conflicts=True,
             )
-
-    placeholder_count, examples = _placeholders(campaign, document_ids)
-    return PoolResult(
-        depth=depth,
-        created=int(is_new.sum()),
-        existing=int((~is_new).sum()),
-        per_run=per_run,
-        placeholders=placeholder_count,
-        placeholder_examples=examples,
-    )
+    return is_new
 
 
 def _placeholders(campaign: Campaign, document_ids: np.ndarray) -> tuple[int, list[str]]:
