@@ -19,9 +19,9 @@ from tests.annotate.judgment_data import grade, pool_item
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_kernel_imports_without_django():
+def test_the_whole_engine_with_the_kernel_imports_without_django():
     code = (
-        "import sys, metrics.core.aggregate; "
+        "import sys, metrics.core, metrics.core.aggregate; "
         "bad = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.')); "
         "print(bad); sys.exit(1 if bad else 0)"
     )
