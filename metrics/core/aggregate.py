@@ -96,18 +96,34 @@ def merge_rulings(
     an aggregate gets a line with n = 0."""
     item = np.asarray(item, dtype=np.int64)
     ruled_item = np.asarray(ruled_item, dtype=np.int64)
-    lines = np.union1d(item, ruled_item)
-    at = np.full(lines.size, -1, dtype=np.int64)
-    ruled_at = np.full(lines.size, -1, dtype=np.int64)
-    at[np.searchsorted(lines, item)] = np.arange(item.size)
-    ruled_at[np.searchsorted(lines, ruled_item)] = np.arange(ruled_item.size)
-    aggregated, ruled = at >= 0, ruled_at >= 0
-    out_grade = np.full(lines.size, np.nan)
-    out_grade[aggregated] = np.asarray(grade, dtype=np.float64)[at[aggregated]]
-    out_grade[ruled] = np.asarray(ruled_grade, dtype=np.float64)[ruled_at[ruled]]
-    out_n = np.zeros(lines.size, dtype=np.int64)
-    out_n[aggregated] = np.asarray(n, dtype=np.int64)[at[aggregated]]
-    return Merged(lines, out_grade, out_n, ruled, at, ruled_at)
+    ruled_grade = np.asarray(ruled_grade, dtype=np.float64)
+    # Rulings are few and the items many (a million): find the rulings among the sorted items
+    # by binary search and write them in place; sort again only when a ruling adds an item.
+    pos = np.searchsorted(item, ruled_item)
+    found = pos < item.size
+    found[found] = item[pos[found]] == ruled_item[found]
+    hit = pos[found]
+    out_grade = np.array(grade, dtype=np.float64)
+    out_grade[hit] = ruled_grade[found]
+    out_n = np.array(n, dtype=np.int64)
+    adjudicated = np.zeros(item.size, dtype=bool)
+    adjudicated[hit] = True
+    at = np.arange(item.size)
+    ruled_at = np.full(item.size, -1, dtype=np.int64)
+    ruled_at[hit] = np.flatnonzero(found)
+    extra = np.flatnonzero(~found)
+    if not extra.size:
+        return Merged(item, out_grade, out_n, adjudicated, at, ruled_at)
+    lines = np.concatenate([item, ruled_item[extra]])
+    order = np.argsort(lines, kind="stable")
+    return Merged(
+        item=lines[order],
+        grade=np.concatenate([out_grade, ruled_grade[extra]])[order],
+        n=np.concatenate([out_n, np.zeros(extra.size, dtype=np.int64)])[order],
+        adjudicated=np.concatenate([adjudicated, np.ones(extra.size, dtype=bool)])[order],
+        at=np.concatenate([at, np.full(extra.size, -1)])[order],
+        ruled_at=np.concatenate([ruled_at, extra])[order],
+    )
 
 
 @dataclass(frozen=True)
@@ -140,6 +156,8 @@ def apply_adjudications(
     alone = merged.at < 0
 
     def carried(own: np.ndarray, ruled: np.ndarray) -> np.ndarray:
+        if merged.item.size == np.size(own):  # no ruling made a line of its own
+            return np.asarray(own, dtype=np.int64)
         out = np.empty(merged.item.size, dtype=np.int64)
         out[~alone] = np.asarray(own, dtype=np.int64)[merged.at[~alone]]
         out[alone] = np.asarray(ruled, dtype=np.int64)[merged.ruled_at[alone]]
