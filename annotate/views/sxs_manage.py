@@ -24,7 +24,7 @@ from annotate.selectors_sxs_report import (
     report_summary_rows,
     sorted_rows,
 )
-from annotate.services.sxs import ComparisonRefused, comparison_create
+from annotate.services.sxs_setup import ComparisonRefused, comparison_create
 from annotate.sxs_chart import strength_svg, verdict_bar_svg
 
 

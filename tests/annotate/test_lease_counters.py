@@ -15,9 +15,8 @@ from django.db import connection, connections, transaction
 from django.db.models import Count, Min, Q
 from django.utils import timezone
 
+from annotate.judging.graded import grade_submit, item_skip, lease_release, open_items, queue_items
 from annotate.models import Grade, Lease, PoolItem, Skip
-from annotate.selectors_queue import open_items
-from annotate.services.queue import grade_submit, item_skip, lease_release, queue_items
 from tests.annotate.queue_helpers import build_pool, make_raters, queue_setup
 
 

@@ -10,9 +10,9 @@ from contextlib import redirect_stdout
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotate.judging.sxs import sxs_queue, verdict_submit
 from annotate.models import Side
 from annotate.selectors_sxs_report import comparison_report
-from annotate.services.sxs import sxs_queue, verdict_submit
 from metrics.cli.gsb import main as gsb_main
 from tests.annotate.queue_helpers import make_raters
 from tests.annotate.sxs_helpers import distinct_lists, make_comparison

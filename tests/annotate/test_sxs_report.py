@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from annotate.judging.sxs import sxs_queue, verdict_submit
 from annotate.models import Side, Verdict
 from annotate.selectors_sxs_report import (
     comparison_report,
     decision_text,
     verdict_arrays,
 )
-from annotate.services.sxs import sxs_queue, verdict_submit
 from annotate.sxs_chart import strength_svg, verdict_bar_svg
 from metrics.core.stats import (
     gsb_from_counts,

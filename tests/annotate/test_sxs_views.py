@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from annotate.judging.sxs import sxs_queue, verdict_submit
 from annotate.models import Side, TaskLease, Verdict, VerdictChange
-from annotate.services.sxs import sxs_queue, verdict_submit
 from tests.annotate.queue_helpers import make_raters
 from tests.annotate.sxs_helpers import (
     BASE_RUN,
