@@ -85,6 +85,11 @@ urlpatterns = [
         name="sxs_api_queue",
     ),
     path(
+        "sxs/<slug:slug>/<int:comparison_id>/api/progress/",
+        judging_api.sxs_progress,
+        name="sxs_api_progress",
+    ),
+    path(
         "sxs/<slug:slug>/<int:comparison_id>/api/verdicts/", judging_api.sxs_answer, name="sxs_api"
     ),
 ]

@@ -102,7 +102,7 @@ def lock_for_answer(
         return None
     query_id, needed, counted, answer_id, lease_id, expired, renew, *extra = row
     return Locked(
-        item_id=task_id,
+        task_id=task_id,
         query_id=query_id,
         needed=needed,
         counted=counted,
@@ -195,7 +195,7 @@ def _own_resend(
     note: str,
     now: datetime,
 ) -> Outcome | None:
-    fk = {kind.counters.answer_fk: locked.item_id}
+    fk = {kind.counters.answer_fk: locked.task_id}
     existing = kind.answer_model.objects.filter(**fk, rater=rater).first()
     if existing is None:
         return None
@@ -213,7 +213,7 @@ def _insert(
 ) -> Any | None:
     c = kind.counters
     row = {
-        c.answer_fk: locked.item_id,
+        c.answer_fk: locked.task_id,
         "rater_id": rater.pk,
         **values,
         kind.note_field: note,
@@ -251,8 +251,8 @@ def _after_insert(
 def has_capacity(kind: TaskKind, locked: Locked, rater: AbstractBaseUser, now: datetime) -> bool:
     """Counted answers plus other raters' live leases leave a slot (the rater's own answer, if
     any, is one that does not count: it is not in `counted`)."""
-    counted = {locked.item_id: locked.counted}
-    taken = slots_taken(kind, counted, now=now, exclude_rater=rater)[locked.item_id]
+    counted = {locked.task_id: locked.counted}
+    taken = slots_taken(kind, counted, now=now, exclude_rater=rater)[locked.task_id]
     return taken < locked.needed
 
 

@@ -57,7 +57,7 @@ class Words:
 class Locked:
     """What an answer reads with its task's row lock, in one round trip."""
 
-    item_id: int
+    task_id: int
     query_id: int
     needed: int
     counted: int

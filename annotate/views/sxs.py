@@ -141,6 +141,9 @@ def _queue_page(
                 "queue": reverse(
                     "annotate:sxs_api_queue", kwargs={"slug": slug, "comparison_id": pk}
                 ),
+                "progress": reverse(
+                    "annotate:sxs_api_progress", kwargs={"slug": slug, "comparison_id": pk}
+                ),
                 "done": _queue_url(comparison),
             },
             # Verdicts waiting to be sent survive a reload in this browser, per rater.

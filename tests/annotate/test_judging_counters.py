@@ -1,6 +1,7 @@
 """Side-by-side tasks count as pool items do: SxsTask.counted, leased and first_lease_end,
 kept by the same triggers, after every kind of write; counted_check covers them; and the
-shared mechanism's releases take the task before the lease for both kinds (PostgreSQL)."""
+shared mechanism's releases take the task before the lease for both kinds (PostgreSQL; moved
+here from test_lease_counters.py, which keeps the graded items' counter tests)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,12 @@ from django.db import connection, transaction
 from django.db.models import Count, Min, Q
 from django.utils import timezone
 
+from annotate.judging.graded import lease_release, queue_items
 from annotate.judging.sxs import sxs_lease_release, sxs_queue, verdict_submit
-from annotate.models import SxsTask, TaskLease, Verdict
-from tests.annotate.queue_helpers import make_raters
+from annotate.models import Lease, PoolItem, SxsTask, TaskLease, Verdict
+from tests.annotate.queue_helpers import make_raters, queue_setup
 from tests.annotate.sxs_helpers import distinct_lists, make_comparison
-from tests.annotate.test_lease_counters import in_threads
+from tests.annotate.test_lease_counters import assert_held_exact, in_threads
 
 
 def assert_tasks_exact(*, renewed: bool = False) -> None:
@@ -103,33 +105,62 @@ def test_counted_check_finds_and_mends_wrong_task_counters(personas, comparison)
     assert_tasks_exact()
 
 
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_releasing_side_by_side_leases_while_their_rater_answers_does_not_deadlock(personas):
-    """As for pool items: the verdict holds the task, then deletes its lease; the release,
-    whose lease delete updates the task (a trigger), must take the task first."""
-    assert connection.vendor == "postgresql"
+def _graded_holding(personas) -> tuple:
+    """A rater holding pool items: (task model, lease model, lease filter of the first one,
+    the release, the check of the counters)."""
+    campaign, items, raters, good, _ = queue_setup(
+        personas.campaign, overlap=1, queries=1, docs_per_query=3, raters=1
+    )
+    rater = raters[0]
+    held = queue_items(rater=rater, campaign=campaign)
+    return (
+        PoolItem.objects.filter(pk=held[0].pk),
+        Lease.objects.filter(rater=rater, pool_item=held[0]),
+        lambda: lease_release(campaign=campaign, rater=rater),
+        Lease,
+        assert_held_exact,
+    )
+
+
+def _sxs_holding(personas) -> tuple:
     comparison = make_comparison(personas.campaign, distinct_lists(1, depth=2))
     (rater,) = make_raters(personas.campaign, 1)
     ((task, _),) = sxs_queue(rater=rater, comparison=comparison)
-    holding = threading.Event()
+    return (
+        SxsTask.objects.filter(pk=task.pk),
+        TaskLease.objects.filter(rater=rater, task=task),
+        lambda: sxs_lease_release(comparison=comparison, rater=rater),
+        TaskLease,
+        assert_tasks_exact,
+    )
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("holding", [_graded_holding, _sxs_holding], ids=["graded", "sxs"])
+def test_releasing_leases_while_their_rater_answers_does_not_deadlock(personas, holding):
+    """The rater's answer holds the task, then deletes its lease; the release, whose lease
+    delete updates the task (a trigger), must take the task first, not the lease."""
+    assert connection.vendor == "postgresql"
+    task, lease, release_all, lease_model, check = holding(personas)
+    holding_now = threading.Event()
 
     def answer() -> None:
         with transaction.atomic():
-            SxsTask.objects.select_for_update().get(pk=task.pk)  # as the answer's lock does
-            holding.set()
+            task.select_for_update().get()  # as the answer's lock does
+            holding_now.set()
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_sleep(0.5)")  # the release starts meanwhile
-            TaskLease.objects.filter(rater=rater, task=task).delete()
+            lease.delete()
 
     def release() -> None:
-        holding.wait(timeout=10)
-        sxs_lease_release(comparison=comparison, rater=rater)
+        holding_now.wait(timeout=10)
+        release_all()
 
     errors = in_threads(answer, release)
     assert not errors, errors
-    assert not TaskLease.objects.exists()
-    assert_tasks_exact()
+    assert not lease_model.objects.exists()
+    check()
 
 
 @pytest.mark.postgres
