@@ -20,4 +20,12 @@ columns it loads to present a task, how the held tasks are ordered, what an answ
 when it counts, and the words of its refusals. graded.py and sxs.py are the two kinds with
 their service calls; rules about answers (#14), blindness (#24) or gold tasks (#18) belong on
 the kind or in the shared steps here, written once for both.
+
+Modules: kinds.py (the protocol, Refused, Outcome), open.py (the open rule and the held
+tasks, reads), leasing.py, answers.py, graded.py and sxs.py (the kinds), progress.py (a
+rater's own progress, reads), screens.py (what a judging screen asks: record an answer from a
+form's data, the next tasks as the rater may see them). The faces are
+annotate/views/judging_api.py (the pages' JSON, both kinds), the page views judge.py and
+sxs.py, and the REST API's judging.py and sxs.py; all validate answers with the forms of
+annotate/forms/judge.py (AnswerForm, JudgeForm) and forms/sxs.py (VerdictForm).
 """
