@@ -1,264 +1,326 @@
-"""Database triggers that keep PoolItem's counters: `counted` equal to the item's counted
-grades, `leased` to its lease rows (live or expired), and `first_lease_end` at or before the
-earliest end of those leases.
+"""Database triggers that keep the counters of every judging task row (a pool item, a
+side-by-side task): `counted` equal to the task's counted answers, `leased` to its lease rows
+(live or expired), and `first_lease_end` at or before the earliest end of those leases.
 
-The queue decides under an item's row lock whether it may take one more grade, and finds open
-items without aggregating the whole pool; both read `counted` instead of counting grades.
-Walking the pool to the next open query, it passes every item others hold; `leased` and
-`first_lease_end` tell on the row alone that all of an item's leases are live, so it need not
-count them (annotate/selectors_queue.py). Triggers rather than Python keep them exact on every
-path that writes grades or leases: the queue's raw SQL, the admin, the demo's bulk inserts, and
-the cascades when a rater or item is deleted.
+The judging mechanism (annotate/judging) decides under a task's row lock whether it may take
+one more answer, and finds open tasks without aggregating the whole pool; both read `counted`
+instead of counting answers. Walking to the next open query, it passes every task others hold;
+`leased` and `first_lease_end` tell on the row alone that all of a task's leases are live, so
+it need not count them (annotate/judging/open.py). Triggers rather than Python keep them exact
+on every path that writes answers or leases: the raw SQL of the judging path, the admin, the
+demo's bulk inserts, and the cascades when a rater or task is deleted.
 
-PostgreSQL keeps its triggers across migrations. SQLite cannot: a migration that remakes
-annotate_poolitem (drop and rename) fails while a trigger names it, and one that remakes
-annotate_grade silently drops the triggers. So on SQLite `migrate` drops them first and puts
-them back afterwards with a recount (annotate/apps.py); PostgreSQL installs them once (0007
-for grades, 0009 for leases).
+Both task kinds use the same trigger text, filled in from a `Counters` (which tables, which
+foreign key, which answers count): pool items from grades (a can't-judge does not count) and
+leases; side-by-side tasks from verdicts (all count) and task leases.
+
+PostgreSQL keeps its triggers across migrations. SQLite cannot: a migration that remakes a task
+table (drop and rename) fails while a trigger names it, and one that remakes an answer table
+silently drops the triggers. So on SQLite `migrate` drops them first and puts them back
+afterwards with a recount (annotate/apps.py); PostgreSQL installs them once (0007 for grades,
+0009 for leases, 0010 for side-by-side tasks).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.backends.base.base import BaseDatabaseWrapper
 
-GRADE_TRIGGERS = (
-    "annotate_grade_counted_ins",
-    "annotate_grade_counted_del",
-    "annotate_grade_counted_upd",
+
+@dataclass(frozen=True)
+class Counters:
+    """Where one task kind's counters live and what feeds them."""
+
+    task_table: str
+    answer_table: str
+    answer_fk: str
+    lease_table: str
+    lease_fk: str
+    # Whether an answer row counts, as SQL over the row `{row}`; the columns it reads.
+    counts: str = "TRUE"
+    counts_columns: tuple[str, ...] = ()
+
+    def answer_triggers(self) -> tuple[str, ...]:
+        return tuple(f"{self.answer_table}_counted_{op}" for op in ("ins", "del", "upd"))
+
+    def lease_triggers(self) -> tuple[str, ...]:
+        return tuple(f"{self.lease_table}_held_{op}" for op in ("ins", "del", "upd"))
+
+
+POOL = Counters(
+    task_table="annotate_poolitem",
+    answer_table="annotate_grade",
+    answer_fk="pool_item_id",
+    lease_table="annotate_lease",
+    lease_fk="pool_item_id",
+    counts="NOT {row}.cant_judge",
+    counts_columns=("cant_judge",),
 )
-LEASE_TRIGGERS = (
-    "annotate_lease_held_ins",
-    "annotate_lease_held_del",
-    "annotate_lease_held_upd",
+TASKS = Counters(
+    task_table="annotate_sxstask",
+    answer_table="annotate_verdict",
+    answer_fk="task_id",
+    lease_table="annotate_tasklease",
+    lease_fk="task_id",
 )
-TRIGGERS = GRADE_TRIGGERS + LEASE_TRIGGERS
+COUNTERS = (POOL, TASKS)
+
+GRADE_TRIGGERS = POOL.answer_triggers()
+LEASE_TRIGGERS = POOL.lease_triggers()
+VERDICT_TRIGGERS = TASKS.answer_triggers()
+TASK_LEASE_TRIGGERS = TASKS.lease_triggers()
+TRIGGERS = GRADE_TRIGGERS + LEASE_TRIGGERS + VERDICT_TRIGGERS + TASK_LEASE_TRIGGERS
 
 # Inserts and deletes come in bulk too (demo data, deleting a campaign): one statement-level
-# update per statement instead of one per grade. Updates are single rows from the admin or a
+# update per statement instead of one per answer. Updates are single rows from the admin or a
 # rater changing can't-judge into a label.
-_POSTGRES_GRADES = """
-CREATE OR REPLACE FUNCTION annotate_grade_counted_ins() RETURNS trigger LANGUAGE plpgsql AS $$
+_POSTGRES_ANSWERS = """
+CREATE OR REPLACE FUNCTION {a}_counted_ins() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE annotate_poolitem AS p SET counted = p.counted + n.n
-    FROM (SELECT pool_item_id, count(*) AS n FROM new_grades WHERE NOT cant_judge
-          GROUP BY pool_item_id) AS n
-    WHERE p.id = n.pool_item_id;
+    UPDATE {t} AS p SET counted = p.counted + n.n
+    FROM (SELECT {fk}, count(*) AS n FROM new_rows WHERE {counts_new_rows}
+          GROUP BY {fk}) AS n
+    WHERE p.id = n.{fk};
     RETURN NULL;
 END $$;
-CREATE OR REPLACE FUNCTION annotate_grade_counted_del() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION {a}_counted_del() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE annotate_poolitem AS p SET counted = p.counted - n.n
-    FROM (SELECT pool_item_id, count(*) AS n FROM old_grades WHERE NOT cant_judge
-          GROUP BY pool_item_id) AS n
-    WHERE p.id = n.pool_item_id;
+    UPDATE {t} AS p SET counted = p.counted - n.n
+    FROM (SELECT {fk}, count(*) AS n FROM old_rows WHERE {counts_old_rows}
+          GROUP BY {fk}) AS n
+    WHERE p.id = n.{fk};
     RETURN NULL;
 END $$;
-CREATE OR REPLACE FUNCTION annotate_grade_counted_upd() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION {a}_counted_upd() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF NOT OLD.cant_judge THEN
-        UPDATE annotate_poolitem SET counted = counted - 1 WHERE id = OLD.pool_item_id;
+    IF {counts_old} THEN
+        UPDATE {t} SET counted = counted - 1 WHERE id = OLD.{fk};
     END IF;
-    IF NOT NEW.cant_judge THEN
-        UPDATE annotate_poolitem SET counted = counted + 1 WHERE id = NEW.pool_item_id;
+    IF {counts_new} THEN
+        UPDATE {t} SET counted = counted + 1 WHERE id = NEW.{fk};
     END IF;
     RETURN NULL;
 END $$;
-DROP TRIGGER IF EXISTS annotate_grade_counted_ins ON annotate_grade;
-CREATE TRIGGER annotate_grade_counted_ins AFTER INSERT ON annotate_grade
-    REFERENCING NEW TABLE AS new_grades
-    FOR EACH STATEMENT EXECUTE FUNCTION annotate_grade_counted_ins();
-DROP TRIGGER IF EXISTS annotate_grade_counted_del ON annotate_grade;
-CREATE TRIGGER annotate_grade_counted_del AFTER DELETE ON annotate_grade
-    REFERENCING OLD TABLE AS old_grades
-    FOR EACH STATEMENT EXECUTE FUNCTION annotate_grade_counted_del();
-DROP TRIGGER IF EXISTS annotate_grade_counted_upd ON annotate_grade;
-CREATE TRIGGER annotate_grade_counted_upd AFTER UPDATE OF pool_item_id, cant_judge
-    ON annotate_grade FOR EACH ROW
-    WHEN (OLD.pool_item_id IS DISTINCT FROM NEW.pool_item_id
-          OR OLD.cant_judge IS DISTINCT FROM NEW.cant_judge)
-    EXECUTE FUNCTION annotate_grade_counted_upd();
+DROP TRIGGER IF EXISTS {a}_counted_ins ON {a};
+CREATE TRIGGER {a}_counted_ins AFTER INSERT ON {a}
+    REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION {a}_counted_ins();
+DROP TRIGGER IF EXISTS {a}_counted_del ON {a};
+CREATE TRIGGER {a}_counted_del AFTER DELETE ON {a}
+    REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION {a}_counted_del();
+DROP TRIGGER IF EXISTS {a}_counted_upd ON {a};
+CREATE TRIGGER {a}_counted_upd AFTER UPDATE OF {update_columns}
+    ON {a} FOR EACH ROW
+    WHEN (OLD.{fk} IS DISTINCT FROM NEW.{fk}
+          OR ({counts_old}) IS DISTINCT FROM ({counts_new}))
+    EXECUTE FUNCTION {a}_counted_upd();
 """
 
-# A lease's end only moves later in the queue (renewals keep the later of the old and new
-# ends, retaking an expired lease), which leaves first_lease_end a safe lower bound, so those
-# updates write nothing here: a renewal touches no pool item row, and takes no lock beyond its
-# own lease rows. An earlier end (tests, the admin) or a lease moved to another item is written
+# A lease's end only moves later in the judging path (renewals keep the later of the old and
+# new ends, retaking an expired lease), which leaves first_lease_end a safe lower bound, so
+# those updates write nothing here: a renewal touches no task row, and takes no lock beyond its
+# own lease rows. An earlier end (tests, the admin) or a lease moved to another task is written
 # through.
 # Recomputing the first end reads the lease table in a subquery. Under READ COMMITTED, an
 # UPDATE that waited for a row lock applies itself to the newest row but keeps its subqueries'
-# snapshot from before the wait: a lease another transaction committed on the item meanwhile
-# would be missed, leaving first_lease_end empty beside a live lease (the item then looks full
-# for good). So the delete and move paths lock their items in a statement of their own first;
+# snapshot from before the wait: a lease another transaction committed on the task meanwhile
+# would be missed, leaving first_lease_end empty beside a live lease (the task then looks full
+# for good). So the delete and move paths lock their tasks in a statement of their own first;
 # the update after it reads a fresh snapshot. In id order, so two such deletes (a cascade, the
 # admin) cannot deadlock on each other.
 _POSTGRES_LEASES = """
-CREATE OR REPLACE FUNCTION annotate_lease_held_ins() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION {l}_held_ins() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE annotate_poolitem AS p
+    UPDATE {t} AS p
     SET leased = p.leased + n.n, first_lease_end = LEAST(p.first_lease_end, n.first_end)
-    FROM (SELECT pool_item_id, count(*) AS n, min(expires_at) AS first_end FROM new_leases
-          GROUP BY pool_item_id) AS n
-    WHERE p.id = n.pool_item_id;
+    FROM (SELECT {fk}, count(*) AS n, min(expires_at) AS first_end FROM new_leases
+          GROUP BY {fk}) AS n
+    WHERE p.id = n.{fk};
     RETURN NULL;
 END $$;
-CREATE OR REPLACE FUNCTION annotate_lease_held_del() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION {l}_held_del() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    -- The items first, in id order (see the note above), then the update, whose subquery
-    -- must see leases committed while it waited for an item's lock.
-    PERFORM 1 FROM annotate_poolitem
-    WHERE id IN (SELECT pool_item_id FROM old_leases) ORDER BY id FOR UPDATE;
-    UPDATE annotate_poolitem AS p
+    -- The tasks first, in id order (see the note above), then the update, whose subquery
+    -- must see leases committed while it waited for a task's lock.
+    PERFORM 1 FROM {t}
+    WHERE id IN (SELECT {fk} FROM old_leases) ORDER BY id FOR UPDATE;
+    UPDATE {t} AS p
     SET leased = p.leased - n.n,
-        first_lease_end = (SELECT min(l.expires_at) FROM annotate_lease AS l
-                           WHERE l.pool_item_id = p.id)
-    FROM (SELECT pool_item_id, count(*) AS n FROM old_leases GROUP BY pool_item_id) AS n
-    WHERE p.id = n.pool_item_id;
+        first_lease_end = (SELECT min(l.expires_at) FROM {l} AS l
+                           WHERE l.{fk} = p.id)
+    FROM (SELECT {fk}, count(*) AS n FROM old_leases GROUP BY {fk}) AS n
+    WHERE p.id = n.{fk};
     RETURN NULL;
 END $$;
-CREATE OR REPLACE FUNCTION annotate_lease_held_upd() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION {l}_held_upd() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF OLD.pool_item_id IS DISTINCT FROM NEW.pool_item_id THEN
-        PERFORM 1 FROM annotate_poolitem WHERE id = OLD.pool_item_id FOR UPDATE;
-        UPDATE annotate_poolitem SET leased = leased - 1,
-            first_lease_end = (SELECT min(expires_at) FROM annotate_lease
-                               WHERE pool_item_id = OLD.pool_item_id)
-        WHERE id = OLD.pool_item_id;
-        UPDATE annotate_poolitem SET leased = leased + 1 WHERE id = NEW.pool_item_id;
+    IF OLD.{fk} IS DISTINCT FROM NEW.{fk} THEN
+        PERFORM 1 FROM {t} WHERE id = OLD.{fk} FOR UPDATE;
+        UPDATE {t} SET leased = leased - 1,
+            first_lease_end = (SELECT min(expires_at) FROM {l}
+                               WHERE {fk} = OLD.{fk})
+        WHERE id = OLD.{fk};
+        UPDATE {t} SET leased = leased + 1 WHERE id = NEW.{fk};
     END IF;
-    UPDATE annotate_poolitem SET first_lease_end = LEAST(first_lease_end, NEW.expires_at)
-    WHERE id = NEW.pool_item_id;
+    UPDATE {t} SET first_lease_end = LEAST(first_lease_end, NEW.expires_at)
+    WHERE id = NEW.{fk};
     RETURN NULL;
 END $$;
-DROP TRIGGER IF EXISTS annotate_lease_held_ins ON annotate_lease;
-CREATE TRIGGER annotate_lease_held_ins AFTER INSERT ON annotate_lease
+DROP TRIGGER IF EXISTS {l}_held_ins ON {l};
+CREATE TRIGGER {l}_held_ins AFTER INSERT ON {l}
     REFERENCING NEW TABLE AS new_leases
-    FOR EACH STATEMENT EXECUTE FUNCTION annotate_lease_held_ins();
-DROP TRIGGER IF EXISTS annotate_lease_held_del ON annotate_lease;
-CREATE TRIGGER annotate_lease_held_del AFTER DELETE ON annotate_lease
+    FOR EACH STATEMENT EXECUTE FUNCTION {l}_held_ins();
+DROP TRIGGER IF EXISTS {l}_held_del ON {l};
+CREATE TRIGGER {l}_held_del AFTER DELETE ON {l}
     REFERENCING OLD TABLE AS old_leases
-    FOR EACH STATEMENT EXECUTE FUNCTION annotate_lease_held_del();
-DROP TRIGGER IF EXISTS annotate_lease_held_upd ON annotate_lease;
-CREATE TRIGGER annotate_lease_held_upd AFTER UPDATE OF pool_item_id, expires_at
-    ON annotate_lease FOR EACH ROW
-    WHEN (OLD.pool_item_id IS DISTINCT FROM NEW.pool_item_id
+    FOR EACH STATEMENT EXECUTE FUNCTION {l}_held_del();
+DROP TRIGGER IF EXISTS {l}_held_upd ON {l};
+CREATE TRIGGER {l}_held_upd AFTER UPDATE OF {fk}, expires_at
+    ON {l} FOR EACH ROW
+    WHEN (OLD.{fk} IS DISTINCT FROM NEW.{fk}
           OR NEW.expires_at < OLD.expires_at)
-    EXECUTE FUNCTION annotate_lease_held_upd();
+    EXECUTE FUNCTION {l}_held_upd();
 """
 
-_POSTGRES_DROP = "".join(
-    f"DROP TRIGGER IF EXISTS {name} ON annotate_{name.split('_')[1]};\n"
-    f"DROP FUNCTION IF EXISTS {name}();\n"
-    for name in TRIGGERS
-)
-
-_SQLITE_GRADES = [
-    """CREATE TRIGGER IF NOT EXISTS annotate_grade_counted_ins AFTER INSERT ON annotate_grade
-    WHEN NOT NEW.cant_judge BEGIN
-        UPDATE annotate_poolitem SET counted = counted + 1 WHERE id = NEW.pool_item_id;
+_SQLITE_ANSWERS = [
+    """CREATE TRIGGER IF NOT EXISTS {a}_counted_ins AFTER INSERT ON {a}
+    WHEN {counts_new} BEGIN
+        UPDATE {t} SET counted = counted + 1 WHERE id = NEW.{fk};
     END""",
-    """CREATE TRIGGER IF NOT EXISTS annotate_grade_counted_del AFTER DELETE ON annotate_grade
-    WHEN NOT OLD.cant_judge BEGIN
-        UPDATE annotate_poolitem SET counted = counted - 1 WHERE id = OLD.pool_item_id;
+    """CREATE TRIGGER IF NOT EXISTS {a}_counted_del AFTER DELETE ON {a}
+    WHEN {counts_old} BEGIN
+        UPDATE {t} SET counted = counted - 1 WHERE id = OLD.{fk};
     END""",
-    """CREATE TRIGGER IF NOT EXISTS annotate_grade_counted_upd
-    AFTER UPDATE OF pool_item_id, cant_judge ON annotate_grade
-    WHEN OLD.pool_item_id IS NOT NEW.pool_item_id OR OLD.cant_judge IS NOT NEW.cant_judge BEGIN
-        UPDATE annotate_poolitem SET counted = counted - 1
-            WHERE id = OLD.pool_item_id AND NOT OLD.cant_judge;
-        UPDATE annotate_poolitem SET counted = counted + 1
-            WHERE id = NEW.pool_item_id AND NOT NEW.cant_judge;
+    """CREATE TRIGGER IF NOT EXISTS {a}_counted_upd
+    AFTER UPDATE OF {update_columns} ON {a}
+    WHEN OLD.{fk} IS NOT NEW.{fk} OR ({counts_old}) IS NOT ({counts_new}) BEGIN
+        UPDATE {t} SET counted = counted - 1
+            WHERE id = OLD.{fk} AND {counts_old};
+        UPDATE {t} SET counted = counted + 1
+            WHERE id = NEW.{fk} AND {counts_new};
     END""",
 ]
 
 _SQLITE_LEASES = [
-    """CREATE TRIGGER IF NOT EXISTS annotate_lease_held_ins AFTER INSERT ON annotate_lease BEGIN
-        UPDATE annotate_poolitem SET leased = leased + 1,
+    """CREATE TRIGGER IF NOT EXISTS {l}_held_ins AFTER INSERT ON {l} BEGIN
+        UPDATE {t} SET leased = leased + 1,
             first_lease_end = CASE WHEN first_lease_end IS NULL
                 OR NEW.expires_at < first_lease_end THEN NEW.expires_at
                 ELSE first_lease_end END
-        WHERE id = NEW.pool_item_id;
+        WHERE id = NEW.{fk};
     END""",
-    """CREATE TRIGGER IF NOT EXISTS annotate_lease_held_del AFTER DELETE ON annotate_lease BEGIN
-        UPDATE annotate_poolitem SET leased = leased - 1,
-            first_lease_end = (SELECT min(expires_at) FROM annotate_lease
-                               WHERE pool_item_id = OLD.pool_item_id)
-        WHERE id = OLD.pool_item_id;
+    """CREATE TRIGGER IF NOT EXISTS {l}_held_del AFTER DELETE ON {l} BEGIN
+        UPDATE {t} SET leased = leased - 1,
+            first_lease_end = (SELECT min(expires_at) FROM {l}
+                               WHERE {fk} = OLD.{fk})
+        WHERE id = OLD.{fk};
     END""",
-    """CREATE TRIGGER IF NOT EXISTS annotate_lease_held_upd
-    AFTER UPDATE OF pool_item_id, expires_at ON annotate_lease
-    WHEN OLD.pool_item_id IS NOT NEW.pool_item_id OR NEW.expires_at < OLD.expires_at BEGIN
-        UPDATE annotate_poolitem SET leased = leased - 1,
-            first_lease_end = (SELECT min(expires_at) FROM annotate_lease
-                               WHERE pool_item_id = OLD.pool_item_id)
-        WHERE id = OLD.pool_item_id AND OLD.pool_item_id IS NOT NEW.pool_item_id;
-        UPDATE annotate_poolitem SET leased = leased + 1
-        WHERE id = NEW.pool_item_id AND OLD.pool_item_id IS NOT NEW.pool_item_id;
-        UPDATE annotate_poolitem SET first_lease_end = CASE WHEN first_lease_end IS NULL
+    """CREATE TRIGGER IF NOT EXISTS {l}_held_upd
+    AFTER UPDATE OF {fk}, expires_at ON {l}
+    WHEN OLD.{fk} IS NOT NEW.{fk} OR NEW.expires_at < OLD.expires_at BEGIN
+        UPDATE {t} SET leased = leased - 1,
+            first_lease_end = (SELECT min(expires_at) FROM {l}
+                               WHERE {fk} = OLD.{fk})
+        WHERE id = OLD.{fk} AND OLD.{fk} IS NOT NEW.{fk};
+        UPDATE {t} SET leased = leased + 1
+        WHERE id = NEW.{fk} AND OLD.{fk} IS NOT NEW.{fk};
+        UPDATE {t} SET first_lease_end = CASE WHEN first_lease_end IS NULL
                 OR NEW.expires_at < first_lease_end THEN NEW.expires_at
                 ELSE first_lease_end END
-        WHERE id = NEW.pool_item_id;
+        WHERE id = NEW.{fk};
     END""",
 ]
 
-RECOUNT = """
-UPDATE annotate_poolitem SET counted = (
-    SELECT count(*) FROM annotate_grade AS g
-    WHERE g.pool_item_id = annotate_poolitem.id AND NOT g.cant_judge
+_RECOUNT = """
+UPDATE {t} SET counted = (
+    SELECT count(*) FROM {a} AS g
+    WHERE g.{afk} = {t}.id AND {counts_g}
 )
 """
-RECOUNT_LEASES = """
-UPDATE annotate_poolitem SET
-    leased = (
-        SELECT count(*) FROM annotate_lease AS l
-        WHERE l.pool_item_id = annotate_poolitem.id
-    ),
-    first_lease_end = (
-        SELECT min(l.expires_at) FROM annotate_lease AS l
-        WHERE l.pool_item_id = annotate_poolitem.id
-    )
+_RECOUNT_LEASES = """
+UPDATE {t} SET
+    leased = (SELECT count(*) FROM {l} AS l WHERE l.{fk} = {t}.id),
+    first_lease_end = (SELECT min(l.expires_at) FROM {l} AS l WHERE l.{fk} = {t}.id)
 """
+
+
+def _answer_sql(c: Counters, text: str) -> str:
+    return text.format(
+        a=c.answer_table,
+        t=c.task_table,
+        fk=c.answer_fk,
+        counts_new_rows=c.counts.format(row="new_rows"),
+        counts_old_rows=c.counts.format(row="old_rows"),
+        counts_new=c.counts.format(row="NEW"),
+        counts_old=c.counts.format(row="OLD"),
+        update_columns=", ".join((c.answer_fk, *c.counts_columns)),
+    )
+
+
+def _lease_sql(c: Counters, text: str) -> str:
+    return text.format(l=c.lease_table, t=c.task_table, fk=c.lease_fk)
 
 
 def triggers_install(connection: BaseDatabaseWrapper, which: tuple[str, ...] = TRIGGERS) -> None:
-    """Create the triggers of the sets named in `which` (GRADE_TRIGGERS, LEASE_TRIGGERS or
-    both; idempotent). A migration installs the set whose columns it made."""
+    """Create the trigger sets named in `which` (GRADE_TRIGGERS, LEASE_TRIGGERS, ... or all;
+    idempotent). A migration installs the sets whose columns it made."""
     postgres = connection.vendor == "postgresql"
-    parts = []
-    if set(GRADE_TRIGGERS) <= set(which):
-        parts.append(_POSTGRES_GRADES if postgres else _SQLITE_GRADES)
-    if set(LEASE_TRIGGERS) <= set(which):
-        parts.append(_POSTGRES_LEASES if postgres else _SQLITE_LEASES)
+    statements = []
+    for c in COUNTERS:
+        if set(c.answer_triggers()) <= set(which):
+            answers = [_POSTGRES_ANSWERS] if postgres else _SQLITE_ANSWERS
+            statements += [_answer_sql(c, text) for text in answers]
+        if set(c.lease_triggers()) <= set(which):
+            leases = [_POSTGRES_LEASES] if postgres else _SQLITE_LEASES
+            statements += [_lease_sql(c, text) for text in leases]
     with connection.cursor() as cursor:
-        for part in parts:
-            for statement in [part] if postgres else part:
-                cursor.execute(statement)
+        for statement in statements:
+            cursor.execute(statement)
 
 
 def triggers_drop(connection: BaseDatabaseWrapper) -> None:
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(_POSTGRES_DROP)
-        else:
-            for name in TRIGGERS:
+        for name in TRIGGERS:
+            if connection.vendor == "postgresql":
+                table = name.rsplit("_", 2)[0]
+                cursor.execute(f"DROP TRIGGER IF EXISTS {name} ON {table}")
+                cursor.execute(f"DROP FUNCTION IF EXISTS {name}()")
+            else:
                 cursor.execute(f"DROP TRIGGER IF EXISTS {name}")
 
 
 def triggers_present(connection: BaseDatabaseWrapper) -> set[str]:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
+            tables = {c.answer_table for c in COUNTERS} | {c.lease_table for c in COUNTERS}
             cursor.execute(
-                "SELECT tgname FROM pg_trigger WHERE tgrelid IN "
-                "('annotate_grade'::regclass, 'annotate_lease'::regclass)"
+                "SELECT tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+                "WHERE c.relname = ANY(%s)",
+                [sorted(tables)],
             )
         else:
             cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
         return {row[0] for row in cursor.fetchall()} & set(TRIGGERS)
 
 
-def counted_recount(connection: BaseDatabaseWrapper, *, leases: bool = True) -> None:
-    """Set every item's counters from its grades and, with `leases`, its leases (after the
-    triggers were away)."""
+def counted_recount(
+    connection: BaseDatabaseWrapper,
+    *,
+    leases: bool = True,
+    counters: tuple[Counters, ...] = COUNTERS,
+) -> None:
+    """Set every task's counters from its answers and, with `leases`, its leases (after the
+    triggers were away). A migration names the `counters` whose columns exist at that step."""
     with connection.cursor() as cursor:
-        cursor.execute(RECOUNT)
-        if leases:
-            cursor.execute(RECOUNT_LEASES)
+        for c in counters:
+            counts = c.counts.format(row="g")
+            sql = _RECOUNT.format(
+                t=c.task_table, a=c.answer_table, afk=c.answer_fk, counts_g=counts
+            )
+            cursor.execute(sql)
+            if leases:
+                cursor.execute(
+                    _RECOUNT_LEASES.format(t=c.task_table, l=c.lease_table, fk=c.lease_fk)
+                )

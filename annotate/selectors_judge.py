@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Min, Prefetch, Q, QuerySet, Sum, Value
+from django.db.models import Prefetch, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
-from annotate.models import Campaign, Grade, GradeChange, Lease, PoolItem, Role, Skip
+from annotate.models import Campaign, Grade, GradeChange, PoolItem, Role, Skip
 from annotate.selectors import User
 from config.db import fetch_instances
 
@@ -108,29 +108,6 @@ def item_payload(item: PoolItem) -> dict:
         "url": url,
         "snippet": item.document.snippet,
     }
-
-
-def in_query_blocks(items: list[PoolItem], rater: AbstractBaseUser) -> list[PoolItem]:
-    """Keep the items of one query together with the query the rater started first at the
-    front: after a look-ahead lease the rater holds two queries, and the older one must be
-    finished before the next begins. Within a query the queue's per-rater order stays."""
-    queries = {item.query_id for item in items}
-    if len(queries) < 2:
-        return items
-    if all(getattr(item, "lease_started", None) for item in items):
-        # queue_items read when each lease began with the items: no second query.
-        started: dict = {}
-        for item in items:
-            first = started.get(item.query_id)
-            started[item.query_id] = min(first, item.lease_started) if first else item.lease_started
-    else:
-        started = dict(
-            Lease.objects.filter(rater=rater, pool_item__in=items)
-            .values_list("pool_item__query_id")
-            .annotate(first=Min("created_at"))
-        )
-    order = {item.pk: i for i, item in enumerate(items)}
-    return sorted(items, key=lambda item: (started.get(item.query_id), order[item.pk]))
 
 
 def item_seen_by(*, campaign: Campaign, rater: AbstractBaseUser, item_id: int) -> PoolItem:

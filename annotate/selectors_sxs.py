@@ -10,12 +10,10 @@ rater's payload.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Q
 from django.http import Http404
 
 from annotate.models import (
@@ -39,7 +37,9 @@ STRENGTH_NAMES = {1: "slightly", 2: "clearly", 3: "much"}
 def comparison_rated_by(user: User, slug: str, comparison_id: int) -> Comparison:
     """The comparison if the user is a rater of its campaign; 404 for anyone else."""
     campaign = campaign_rated_by(user, slug)
-    return _comparison_of(campaign, comparison_id)
+    comparison = _comparison_of(campaign, comparison_id)
+    comparison.campaign = campaign  # carries the check: the services need not ask again
+    return comparison
 
 
 def comparison_managed_by(user: User, slug: str, comparison_id: int) -> Comparison:
@@ -68,53 +68,6 @@ def rater_label(comparison: Comparison) -> str:
     return f"Side-by-side {number}"
 
 
-# ---- The queue -------------------------------------------------------------------------------
-
-
-def _count_of(model, *, now: datetime | None = None) -> Coalesce:
-    rows = model.objects.filter(task=OuterRef("pk"))
-    if now is not None:
-        rows = rows.filter(expires_at__gt=now)
-    counted = rows.order_by().values("task").annotate(n=Count("pk")).values("n")
-    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
-
-
-def open_tasks(*, comparison: Comparison, rater: AbstractBaseUser, now: datetime) -> QuerySet:
-    """Tasks this rater has not answered and does not hold that still have a free slot:
-    verdicts plus other raters' live leases below the raters each task needs. Identical tasks
-    are never open: they count as Same without anyone's time."""
-    mine = Q(rater=rater, task=OuterRef("pk"))
-    return (
-        SxsTask.objects.filter(comparison=comparison, identical=False)
-        .exclude(Exists(Verdict.objects.filter(mine)))
-        .exclude(Exists(TaskLease.objects.filter(mine, expires_at__gt=now)))
-        .alias(counted=_count_of(Verdict), leased=_count_of(TaskLease, now=now))
-        .filter(counted__lt=Value(comparison.raters_per_task) - F("leased"))
-    )
-
-
-def task_slots_taken(
-    task_ids: list[int], *, now: datetime, exclude_rater: AbstractBaseUser
-) -> dict[int, int]:
-    """Verdicts plus live leases per task, leaving out the given rater's own."""
-    taken: dict[int, int] = dict.fromkeys(task_ids, 0)
-    verdicts = (
-        Verdict.objects.filter(task_id__in=task_ids)
-        .exclude(rater=exclude_rater)
-        .values("task_id")
-        .annotate(n=Count("pk"))
-    )
-    leases = (
-        TaskLease.objects.filter(task_id__in=task_ids, expires_at__gt=now)
-        .exclude(rater=exclude_rater)
-        .values("task_id")
-        .annotate(n=Count("pk"))
-    )
-    for row in (*verdicts, *leases):
-        taken[row["task_id"]] += row["n"]
-    return taken
-
-
 def comparison_progress(comparison: Comparison) -> dict[str, int]:
     """Verdicts given out of the verdicts the comparison needs (identical tasks need none)."""
     tasks = comparison.tasks.aggregate(
@@ -124,16 +77,6 @@ def comparison_progress(comparison: Comparison) -> dict[str, int]:
     counted = Verdict.objects.filter(task__comparison=comparison).count()
     needed = tasks["rated"] * comparison.raters_per_task
     return {"counted": min(counted, needed), "needed": needed, "identical": tasks["identical"]}
-
-
-def rater_sxs_progress(*, rater: AbstractBaseUser, comparison: Comparison, now: datetime) -> dict:
-    """The rater's own verdicts, and what is left that they could still take."""
-    done = Verdict.objects.filter(task__comparison=comparison, rater=rater).count()
-    held = TaskLease.objects.filter(
-        task__comparison=comparison, rater=rater, expires_at__gt=now
-    ).count()
-    left = open_tasks(comparison=comparison, rater=rater, now=now).count() + held
-    return {"done": done, "left": left, "assigned": done + left}
 
 
 # ---- What a rater sees ------------------------------------------------------------------------

@@ -1,13 +1,11 @@
 from django.urls import path
 
-from annotate.views import campaigns, home, manage_campaign, manage_people
+from annotate.views import campaigns, home, judging_api, manage_campaign, manage_people
 from annotate.views import exports as export_views
 from annotate.views import imports as import_views
 from annotate.views import judge as judge_views
-from annotate.views import judge_api as judge_api_views
 from annotate.views import pooling as pooling_views
 from annotate.views import sxs as sxs_views
-from annotate.views import sxs_api as sxs_api_views
 from annotate.views import sxs_manage as sxs_manage_views
 from annotate.views import tokens as token_views
 
@@ -48,9 +46,9 @@ urlpatterns = [
     path("judge/<slug:slug>/", judge_views.judge, name="judge"),
     path("judge/<slug:slug>/history/", judge_views.judge_history, name="judge_history"),
     path("judge/<slug:slug>/item/<int:item_id>/", judge_views.judge_item, name="judge_item"),
-    path("judge/<slug:slug>/api/queue/", judge_api_views.queue, name="judge_api_queue"),
-    path("judge/<slug:slug>/api/judgments/", judge_api_views.judgments, name="judge_api"),
-    path("judge/<slug:slug>/api/progress/", judge_api_views.progress, name="judge_api_progress"),
+    path("judge/<slug:slug>/api/queue/", judging_api.judge_queue, name="judge_api_queue"),
+    path("judge/<slug:slug>/api/judgments/", judging_api.judge_answer, name="judge_api"),
+    path("judge/<slug:slug>/api/progress/", judging_api.judge_progress, name="judge_api_progress"),
     # Side-by-side comparisons (issue 5): the manager's pages, then the rater's.
     path(
         "campaigns/<slug:slug>/comparisons/", sxs_manage_views.comparisons, name="sxs_comparisons"
@@ -83,10 +81,15 @@ urlpatterns = [
     ),
     path(
         "sxs/<slug:slug>/<int:comparison_id>/api/queue/",
-        sxs_api_views.queue,
+        judging_api.sxs_queue,
         name="sxs_api_queue",
     ),
     path(
-        "sxs/<slug:slug>/<int:comparison_id>/api/verdicts/", sxs_api_views.verdicts, name="sxs_api"
+        "sxs/<slug:slug>/<int:comparison_id>/api/progress/",
+        judging_api.sxs_progress,
+        name="sxs_api_progress",
+    ),
+    path(
+        "sxs/<slug:slug>/<int:comparison_id>/api/verdicts/", judging_api.sxs_answer, name="sxs_api"
     ),
 ]

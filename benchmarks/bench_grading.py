@@ -31,6 +31,13 @@ Usage::
     python benchmarks/bench_grading.py                       # 50, 100, 200, 400 grades/s
     python benchmarks/bench_grading.py --rates 200 --duration 30 --workers 3 --threads 8
     python benchmarks/bench_grading.py --rates 200 --synchronized   # the lockstep start
+    python benchmarks/bench_grading.py --kind sxs --rates 200,200,200  # side-by-side verdicts
+
+``--kind sxs`` measures side-by-side judging the same way: the campaign gets two runs that
+differ at every rank and a per-position comparison of them (``--docs-per-query`` tasks per
+query, ``--overlap`` raters per task), and each request is one rater's
+``POST /sxs/<slug>/<comparison>/api/verdicts/`` with a random verdict for the next task it
+holds; the database check counts verdicts. Results go to bench_grading_sxs.json.
 
 Needs PostgreSQL on 127.0.0.1:5432 (user postgres, trust authentication) and aiohttp
 (requirements-dev.txt).
@@ -76,6 +83,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--db", default="bench_grading")
     parser.add_argument("--pg", default="postgres://postgres@127.0.0.1:5432")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--kind",
+        choices=["graded", "sxs"],
+        default="graded",
+        help="graded items (grades) or side-by-side tasks (verdicts)",
+    )
     parser.add_argument(
         "--synchronized",
         action="store_true",
@@ -131,47 +144,30 @@ def seed(args: argparse.Namespace) -> dict:
     from django.contrib.auth.hashers import make_password
     from django.db import transaction
 
-    from annotate.models import Document, Membership, PoolItem, Query, Role
+    from annotate.models import Membership, PoolItem, Role
     from annotate.services.campaigns import campaign_create
 
     User = get_user_model()
-    queries = args.items // args.docs_per_query
     with transaction.atomic():
         manager = User.objects.create_user(username="bench-manager", password="bench")
         campaign = campaign_create(
             name="Bench", slug=SLUG, created_by=manager, overlap=args.overlap
         )
-        Query.objects.bulk_create(
-            Query(campaign=campaign, external_id=f"q{q:05d}", text=f"query {q}")
-            for q in range(queries)
-        )
-        query_ids = list(campaign.queries.order_by("external_id").values_list("pk", flat=True))
-        Document.objects.bulk_create(
-            (
-                Document(
-                    campaign=campaign,
-                    external_id=f"q{q:05d}-d{d:03d}",
-                    title=f"Result {d} for query {q}",
-                    url=f"https://example.org/{q}/{d}",
-                    snippet="A short snippet of the document text, as a search page shows it.",
-                )
-                for q in range(queries)
-                for d in range(args.docs_per_query)
-            ),
-            batch_size=5000,
-        )
-        doc_ids = list(campaign.documents.order_by("external_id").values_list("pk", flat=True))
-        PoolItem.objects.bulk_create(
-            (
-                PoolItem(
-                    campaign=campaign,
-                    query_id=query_ids[i // args.docs_per_query],
-                    document_id=doc_id,
-                )
-                for i, doc_id in enumerate(doc_ids)
-            ),
-            batch_size=5000,
-        )
+        query_ids, doc_ids = seed_corpus(args, campaign)
+        if args.kind == "sxs":
+            comparison = seed_comparison(args, campaign, query_ids, doc_ids)
+        else:
+            PoolItem.objects.bulk_create(
+                (
+                    PoolItem(
+                        campaign=campaign,
+                        query_id=query_ids[i // args.docs_per_query],
+                        document_id=doc_id,
+                    )
+                    for i, doc_id in enumerate(doc_ids)
+                ),
+                batch_size=5000,
+            )
         # One hash for every rater: hashing 400 passwords would take minutes and prove nothing.
         password = make_password("bench-password")
         User.objects.bulk_create(
@@ -181,11 +177,74 @@ def seed(args: argparse.Namespace) -> dict:
         Membership.objects.bulk_create(
             Membership(campaign=campaign, user=user, role=Role.RATER) for user in raters
         )
+    tasks = PoolItem.objects.filter(campaign=campaign).count()
+    if args.kind == "sxs":
+        tasks = comparison.tasks.filter(identical=False).count()
     return {
         "labels": list(campaign.labels.values_list("pk", flat=True)),
         "sessions": [session_for(user) for user in raters],
-        "pool_items": PoolItem.objects.filter(campaign=campaign).count(),
+        "pool_items": tasks,
+        "comparison": comparison.pk if args.kind == "sxs" else None,
     }
+
+
+def seed_corpus(args: argparse.Namespace, campaign) -> tuple[list[int], list[int]]:
+    """The campaign's queries and, per query, `--docs-per-query` documents; their ids in order."""
+    from annotate.models import Document, Query
+
+    queries = args.items // args.docs_per_query
+    Query.objects.bulk_create(
+        Query(campaign=campaign, external_id=f"q{q:05d}", text=f"query {q}") for q in range(queries)
+    )
+    query_ids = list(campaign.queries.order_by("external_id").values_list("pk", flat=True))
+    Document.objects.bulk_create(
+        (
+            Document(
+                campaign=campaign,
+                external_id=f"q{q:05d}-d{d:03d}",
+                title=f"Result {d} for query {q}",
+                url=f"https://example.org/{q}/{d}",
+                snippet="A short snippet of the document text, as a search page shows it.",
+            )
+            for q in range(queries)
+            for d in range(args.docs_per_query)
+        ),
+        batch_size=5000,
+    )
+    doc_ids = list(campaign.documents.order_by("external_id").values_list("pk", flat=True))
+    return query_ids, doc_ids
+
+
+def seed_comparison(args: argparse.Namespace, campaign, query_ids: list, doc_ids: list):
+    """Two runs ranking each query's documents in opposite orders (so no rank shows the same
+    document on both sides: every task needs raters) and a per-position comparison of them,
+    one task per rank: as many tasks per query as the graded pool has items."""
+    from annotate.models import Run, RunEntry, System
+    from annotate.services.sxs_setup import comparison_create
+
+    runs = []
+    for name in ("baseline", "candidate"):
+        system = System.objects.create(campaign=campaign, name=f"bench-{name}")
+        runs.append(Run.objects.create(campaign=campaign, system=system, name=f"bench-{name}"))
+    per = args.docs_per_query
+    entries = []
+    for i, doc_id in enumerate(doc_ids):
+        query, rank = query_ids[i // per], i % per + 1
+        for run, at in ((runs[0], rank), (runs[1], per + 1 - rank)):
+            entries.append(
+                RunEntry(run=run, query_id=query, document_id=doc_id, rank=at, score=-at)
+            )
+    RunEntry.objects.bulk_create(entries, batch_size=5000)
+    return comparison_create(
+        campaign=campaign,
+        name="bench",
+        baseline=runs[0],
+        candidate=runs[1],
+        unit="position",
+        depth=per,
+        raters_per_task=args.overlap,
+        seed=args.seed,
+    )
 
 
 def session_for(user) -> str:
@@ -257,16 +316,21 @@ def stop(server: subprocess.Popen) -> None:
 # -- checks and report ------------------------------------------------------------------------
 
 
-def verify(results: list[RateResult]) -> dict:
-    """Every grade in the database against the answers, warm-up's included."""
+def verify(results: list[RateResult], kind: str = "graded") -> dict:
+    """Every answer in the database (grades, or verdicts) against the replies, warm-up's
+    included."""
     from django.db.models import Count
 
-    from annotate.models import Grade
+    from annotate.models import Grade, Verdict
 
-    grades = Grade.objects.filter(pool_item__campaign__slug=SLUG)
-    duplicates = (
-        grades.values("rater_id", "pool_item_id").annotate(n=Count("pk")).filter(n__gt=1).count()
-    )
+    if kind == "sxs":
+        rows = Verdict.objects.filter(task__comparison__campaign__slug=SLUG)
+        pair = ("rater_id", "task_id")
+    else:
+        rows = Grade.objects.filter(pool_item__campaign__slug=SLUG)
+        pair = ("rater_id", "pool_item_id")
+    grades = rows
+    duplicates = grades.values(*pair).annotate(n=Count("pk")).filter(n__gt=1).count()
     created = sum(r.created for r in results)
     lost = sum(r.lost for r in results)
     return {
@@ -280,17 +344,7 @@ def verify(results: list[RateResult]) -> dict:
     }
 
 
-def report(
-    args, results: list[RateResult], warm: RateResult | None, check: dict, seeded: dict, load: tuple
-) -> dict:
-    rows = [r.summary() for r in results]
-    schedule = (
-        "synchronized (no warm-up)"
-        if warm is None
-        else (f"desynchronised ({warm.sent} untimed warm-up grades)")
-    )
-    print(f"\nschedule: {schedule}")
-    passing = [row["rate"] for row in rows if row["p95_ms"] < GOAL_P95_MS]
+def print_table(rows: list[dict]) -> None:
     print()
     print(
         "| grades/s | sent | answered/s | p50 ms | p95 ms | p99 ms | max ms "
@@ -305,6 +359,20 @@ def report(
             f"{row['p95_ms']} | {row['p99_ms']} | {row['max_ms']} | "
             f"{cpu.get('app', 0)}, {cpu.get('db', 0)}, {cpu.get('generator', 0)} | {codes} |"
         )
+
+
+def report(
+    args, results: list[RateResult], warm: RateResult | None, check: dict, seeded: dict, load: tuple
+) -> dict:
+    rows = [r.summary() for r in results]
+    schedule = (
+        "synchronized (no warm-up)"
+        if warm is None
+        else (f"desynchronised ({warm.sent} untimed warm-up grades)")
+    )
+    print(f"\nkind: {args.kind}; schedule: {schedule}")
+    passing = [row["rate"] for row in rows if row["p95_ms"] < GOAL_P95_MS]
+    print_table(rows)
     best = max(passing) if passing else None
     costs = [sum(row["cpu_ms_per_request"].values()) for row in rows]
     if costs:
@@ -316,7 +384,8 @@ def report(
     print(f"load average (1 min) before: {load[0]:.2f}, after: {os.getloadavg()[0]:.2f}")
     print(f"highest rate with p95 < {GOAL_P95_MS:g} ms: {best if best else 'none'} grades/s")
     print(
-        f"database: {check['grade_rows']} grades, {check['created_answers']} answers saying "
+        f"database: {check['grade_rows']} {'verdicts' if args.kind == 'sxs' else 'grades'}, "
+        f"{check['created_answers']} answers saying "
         f"stored, {check['lost_requests']} requests without an answer, "
         f"{check['duplicate_pairs']} duplicate (rater, item) pairs -> "
         f"{'exact' if check['exact'] else 'consistent' if check['ok'] else 'MISMATCH'}"
@@ -327,6 +396,7 @@ def report(
         "load_average_before": load,
         "load_average_after": os.getloadavg(),
         "setup": {
+            "kind": args.kind,
             "pool_items": seeded["pool_items"],
             "raters": args.raters,
             "overlap": args.overlap,
@@ -375,10 +445,11 @@ def main(argv: list[str] | None = None) -> int:
         results, warm = asyncio.run(load(args, seeded, CpuMeter(server.pid, args)))
     finally:
         stop(server)
-    check = verify(results if warm is None else [warm, *results])
+    check = verify(results if warm is None else [warm, *results], args.kind)
     summary = report(args, results, warm, check, seeded, load_before)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    (OUT_DIR / "bench_grading.json").write_text(json.dumps(summary, indent=2) + "\n")
+    name = "bench_grading_sxs.json" if args.kind == "sxs" else "bench_grading.json"
+    (OUT_DIR / name).write_text(json.dumps(summary, indent=2) + "\n")
     return 0 if check["ok"] else 1
 
 

@@ -79,6 +79,36 @@ class CpuMeter:
 # -- the load generator -----------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Mode:
+    """What one kind of judging sends: its two endpoints (paths under the server), the key
+    of the held tasks in their answers, and the body of one answer."""
+
+    queue_path: str
+    answer_path: str
+    held_key: str
+
+    def body(self, task: int, labels: list[int], rng: random.Random) -> dict:
+        seconds = round(rng.uniform(2, 20), 2)
+        if self.held_key == "items":
+            return {
+                "item": task,
+                "action": "label",
+                "label": rng.choice(labels),
+                "seconds": seconds,
+            }
+        chosen = rng.choice(["left", "same", "right"])
+        strength = None if chosen == "same" else rng.choice([1, 2, 3])
+        return {"task": task, "chosen": chosen, "strength": strength, "seconds": seconds}
+
+
+def mode_for(seeded: dict) -> Mode:
+    if seeded.get("comparison"):
+        base = f"/sxs/{SLUG}/{seeded['comparison']}/api"
+        return Mode(f"{base}/queue/", f"{base}/verdicts/", "tasks")
+    return Mode(f"/judge/{SLUG}/api/queue/", f"/judge/{SLUG}/api/judgments/", "items")
+
+
 @dataclass
 class Rater:
     session: str
@@ -168,7 +198,7 @@ async def login_once(base: str, username: str, password: str) -> None:
                 raise SystemExit(f"a logged-in rater got HTTP {response.status} for its queue")
 
 
-async def fetch_queues(http, base: str, raters: list[Rater]) -> None:
+async def fetch_queues(http, base: str, raters: list[Rater], mode: Mode) -> None:
     """Each rater leases its first query (not timed; slow on a busy machine, hence the
     generous timeout and the small number at a time)."""
     import aiohttp
@@ -177,10 +207,10 @@ async def fetch_queues(http, base: str, raters: list[Rater]) -> None:
     timeout = aiohttp.ClientTimeout(total=600)
 
     async def one(rater: Rater) -> None:
-        url = f"{base}/judge/{SLUG}/api/queue/"
+        url = f"{base}{mode.queue_path}"
         async with gate, http.get(url, headers=rater.headers(), timeout=timeout) as response:
             body = await response.json()
-            rater.items = [item["id"] for item in body.get("items", [])]
+            rater.items = [item["id"] for item in body.get(mode.held_key, [])]
 
     await asyncio.gather(*(one(rater) for rater in raters))
     print(f"{sum(1 for r in raters if r.items)} raters hold a query", flush=True)
@@ -200,16 +230,12 @@ def analyze(args: argparse.Namespace) -> None:
         conn.execute("VACUUM ANALYZE")
 
 
-async def grade_next(http, url: str, rater: Rater, labels, rng) -> tuple[str, dict]:
-    """The rater grades the next item it holds; returns the HTTP status (or the error's name)
-    and the answer, and leaves the rater holding what the answer says it holds."""
+async def grade_next(http, url: str, rater: Rater, labels, rng, mode: Mode) -> tuple[str, dict]:
+    """The rater answers the next task it holds (a grade, or a verdict in side-by-side mode);
+    returns the HTTP status (or the error's name) and the answer, and leaves the rater holding
+    what the answer says it holds."""
     item = rater.items.pop(0)
-    body = {
-        "item": item,
-        "action": "label",
-        "label": rng.choice(labels),
-        "seconds": round(rng.uniform(2, 20), 2),
-    }
+    body = mode.body(item, labels, rng)
     status, answer = "error", {}
     # Like judge.js: a request that failed in transit is sent again, the same body; the
     # server stores it once, so a retry that finds the grade answers "unchanged".
@@ -222,11 +248,13 @@ async def grade_next(http, url: str, rater: Rater, labels, rng) -> tuple[str, di
         except Exception as exc:  # counted, never fatal: the run goes on at its schedule
             status = type(exc).__name__
     if answer:
-        rater.items = [x["id"] for x in answer.get("items", []) if x["id"] != item]
+        rater.items = [x["id"] for x in answer.get(mode.held_key, []) if x["id"] != item]
     return status, answer
 
 
-async def warm_up(http, base: str, raters: list[Rater], labels, seed: int) -> RateResult:
+async def warm_up(
+    http, base: str, raters: list[Rater], labels, seed: int, mode: Mode
+) -> RateResult:
     """Desynchronise the raters before anything is timed: each grades a seeded random number
     of the items it holds, 0 to all but one, through the same endpoint.
 
@@ -235,7 +263,7 @@ async def warm_up(http, base: str, raters: list[Rater], labels, seed: int) -> Ra
     timed run: a burst no live campaign produces, where raters started at different times and
     are at random points of their queries. Not timed; its grades count in the database check.
     """
-    url = f"{base}/judge/{SLUG}/api/judgments/"
+    url = f"{base}{mode.answer_path}"
     rng = random.Random(f"warm-up {seed}")
     gate = asyncio.Semaphore(8)  # about what the server serves at once; the rest queue here
     started = time.monotonic()
@@ -246,7 +274,7 @@ async def warm_up(http, base: str, raters: list[Rater], labels, seed: int) -> Ra
         nonlocal created, lost, sent
         for _ in range(count):
             async with gate:
-                status, answer = await grade_next(http, url, rater, labels, rng)
+                status, answer = await grade_next(http, url, rater, labels, rng, mode)
             sent += 1
             statuses[status] = statuses.get(status, 0) + 1
             if answer.get("result") in ("created", "unchanged"):
@@ -261,9 +289,11 @@ async def warm_up(http, base: str, raters: list[Rater], labels, seed: int) -> Ra
     return RateResult(0.0, sent, [], statuses, created, elapsed, lost)
 
 
-async def run_rate(http, base: str, idle: asyncio.Queue, labels, rate, duration, rng) -> RateResult:
+async def run_rate(
+    http, base: str, idle: asyncio.Queue, labels, rate, duration, rng, mode: Mode
+) -> RateResult:
     loop = asyncio.get_running_loop()
-    url = f"{base}/judge/{SLUG}/api/judgments/"
+    url = f"{base}{mode.answer_path}"
     count = int(rate * duration)
     latencies: list[float] = []
     statuses: dict[str, int] = {}
@@ -281,7 +311,7 @@ async def run_rate(http, base: str, idle: asyncio.Queue, labels, rate, duration,
                 statuses.get("not sent: server saturated", 0) + 1
             )
             return
-        status, answer = await grade_next(http, url, rater, labels, rng)
+        status, answer = await grade_next(http, url, rater, labels, rng, mode)
         if answer.get("result") in ("created", "unchanged"):
             created += 1
         elif not answer:
@@ -324,9 +354,10 @@ async def load(
     results = []
     warm = None
     async with aiohttp.ClientSession(connector=connector, cookie_jar=jar, timeout=timeout) as http:
-        await fetch_queues(http, base, raters)
+        mode = mode_for(seeded)
+        await fetch_queues(http, base, raters, mode)
         if not args.synchronized:
-            warm = await warm_up(http, base, raters, seeded["labels"], args.seed)
+            warm = await warm_up(http, base, raters, seeded["labels"], args.seed, mode)
         await asyncio.to_thread(analyze, args)
         idle: asyncio.Queue = asyncio.Queue()
         for rater in raters:
@@ -335,7 +366,9 @@ async def load(
         rng = random.Random(args.seed)
         for rate in [float(r) for r in args.rates.split(",")]:
             before = meter.snapshot()
-            result = await run_rate(http, base, idle, seeded["labels"], rate, args.duration, rng)
+            result = await run_rate(
+                http, base, idle, seeded["labels"], rate, args.duration, rng, mode
+            )
             result.cpu_s = meter.since(before, meter.snapshot())
             results.append(result)
             print(json.dumps(result.summary()), flush=True)

@@ -1,7 +1,7 @@
 """One exception handler for the whole API: every refusal is a 4xx with a JSON body that says
 what is wrong, whatever format was asked for.
 
-The services raise their own errors (GradeRefused with its status, ImportFailed naming
+The services raise their own errors (a judging Refused with its status, ImportFailed naming
 ``file:line``, ValueError for a bad parameter); views call them without catching, and this
 handler turns them into answers, so a view stays a few lines and no refusal becomes a 500.
 """
@@ -25,9 +25,9 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from annotate.api.throttling import AnonThrottle
+from annotate.judging.kinds import Refused
 from annotate.services.imports import ImportFailed
-from annotate.services.queue import GradeRefused
-from annotate.services.sxs import ComparisonRefused
+from annotate.services.sxs_setup import ComparisonRefused
 
 
 @csrf_exempt  # a POST to no endpoint is a 404, not a CSRF refusal page
@@ -67,7 +67,7 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     code = status.HTTP_400_BAD_REQUEST
     if isinstance(exc, FormInvalid):
         body = {"detail": exc.detail, "errors": exc.errors}
-    elif isinstance(exc, GradeRefused):  # VerdictRefused too
+    elif isinstance(exc, Refused):  # GradeRefused, VerdictRefused
         body, code = {"detail": exc.message}, exc.status
     elif isinstance(exc, ImportFailed):
         body = {"detail": str(exc), "file": exc.path, "line": exc.line, "reason": exc.reason}

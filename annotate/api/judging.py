@@ -18,14 +18,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate.api import filters
+from annotate.api.errors import FormInvalid
 from annotate.api.formats import IsoTime, streamed_csv, wants_csv
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed_ids, rated, rated_campaign
 from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField
+from annotate.forms.judge import ACTION_CANT_JUDGE, ACTION_LABEL, ACTION_SKIP, JudgeForm
+from annotate.judging.graded import GradeRefused
+from annotate.judging.screens import judge_state, judgment_record
 from annotate.models import Campaign, Grade, Label
 from annotate.selectors_judge import label_keys
-from annotate.services.judging import judge_state
-from annotate.services.queue import GradeRefused, grade_submit, item_skip
 
 GRADE_FIELDS = [
     "id",
@@ -164,19 +166,25 @@ class GradeViewSet(viewsets.ReadOnlyModelViewSet):
     def create(self, request: Request) -> Response:
         data = _valid(GradeInputSerializer, request)
         campaign = rated_campaign(request.user, data["campaign"])
-        outcome = grade_submit(
-            rater=request.user,
-            campaign=campaign,
-            item_id=data["item"],
-            label_id=None if data["cant_judge"] else _label_id(campaign, data),
-            cant_judge=data["cant_judge"],
-            comment=data.get("comment", ""),
-            seconds=data.get("seconds"),
-        )
-        result = "created" if outcome.created else "changed" if outcome.changed else "unchanged"
-        grade = self.get_queryset().get(pk=outcome.grade.pk)
-        body = {"result": result, "grade": GradeSerializer(grade).data}
+        action = ACTION_CANT_JUDGE if data["cant_judge"] else ACTION_LABEL
+        fields = {"item": data["item"], "action": action, "comment": data.get("comment", "")}
+        if action == ACTION_LABEL:
+            fields["label"] = _label_id(campaign, data)
+        if data.get("seconds") is not None:
+            fields["seconds"] = data["seconds"]
+        form_data = valid_form(JudgeForm, fields)
+        outcome = judgment_record(rater=request.user, campaign=campaign, data=form_data)
+        grade = self.get_queryset().get(pk=outcome.answer.pk)
+        body = {"result": outcome.result, "grade": GradeSerializer(grade).data}
         return Response(body, status=status.HTTP_201_CREATED if outcome.created else 200)
+
+
+def valid_form(form_class: type, fields: dict) -> dict:
+    """The judging page's own checks on an API call's answer (FormInvalid, a 400, if not)."""
+    form = form_class(fields)
+    if not form.is_valid():
+        raise FormInvalid(form)
+    return form.cleaned_data
 
 
 def _valid(serializer_class, request: Request) -> dict:
@@ -251,5 +259,6 @@ class SkipView(APIView):
     def post(self, request: Request, slug: str) -> Response:
         campaign = rated_campaign(request.user, slug)
         data = _valid(SkipInputSerializer, request)
-        item_skip(rater=request.user, campaign=campaign, item_id=data["item"])
+        fields = {"item": data["item"], "action": ACTION_SKIP}
+        judgment_record(rater=request.user, campaign=campaign, data=valid_form(JudgeForm, fields))
         return Response({"item": data["item"]})

@@ -20,14 +20,15 @@ from rest_framework.views import APIView
 
 from annotate.api import filters
 from annotate.api.formats import streamed_csv, wants_csv
-from annotate.api.judging import REFUSALS, _valid
+from annotate.api.judging import REFUSALS, _valid, valid_form
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed, managed_campaign, managed_ids, rated
 from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField
+from annotate.forms.sxs import VerdictForm
+from annotate.judging.screens import sxs_record, sxs_state
 from annotate.models import Comparison, Run, SxsTask, Verdict
 from annotate.selectors_sxs import chosen_side, rater_label
-from annotate.services.sxs import ComparisonRefused, comparison_create, verdict_submit
-from annotate.services.sxs_judging import sxs_state
+from annotate.services.sxs_setup import ComparisonRefused, comparison_create
 from metrics.decide.gsb import comparison_report, decision_text
 
 MANAGER_ONLY = [
@@ -297,19 +298,14 @@ class VerdictViewSet(viewsets.ReadOnlyModelViewSet):
     def create(self, request: Request, *args, **kwargs) -> Response:
         data = _valid(VerdictInputSerializer, request)
         comparison = rated_comparison(request, data["comparison"])
-        outcome = verdict_submit(
-            rater=request.user,
-            comparison=comparison,
-            task_id=data["task"],
-            chosen=data["chosen"],
-            strength=data.get("strength"),
-            reason=data.get("reason", ""),
-            seconds=data.get("seconds"),
-        )
-        result = "created" if outcome.created else "changed" if outcome.changed else "unchanged"
-        verdict = self.get_queryset().get(pk=outcome.verdict.pk)
+        fields = {key: data[key] for key in ("task", "chosen", "reason", "seconds") if key in data}
+        if data.get("strength") is not None:
+            fields["strength"] = data["strength"]
+        form_data = valid_form(VerdictForm, fields)
+        outcome = sxs_record(rater=request.user, comparison=comparison, data=form_data)
+        verdict = self.get_queryset().get(pk=outcome.answer.pk)
         body = {
-            "result": result,
+            "result": outcome.result,
             "verdict": VerdictSerializer(verdict, context=self.get_serializer_context()).data,
         }
         return Response(body, status=status.HTTP_201_CREATED if outcome.created else 200)

@@ -4,14 +4,13 @@ HTML post or from sxs.js's JSON). They only read and check input; the writes are
 from __future__ import annotations
 
 import secrets
-import time
 
 from django import forms
 
+from annotate.forms.judge import AnswerForm, answer_fields_shared
 from annotate.models import Campaign, ComparisonUnit, Run
 from annotate.selectors_sxs import CHOICES
 
-MAX_SECONDS = 24 * 3600
 QUERIES_ALL = "all"
 QUERIES_SAMPLE = "sample"
 
@@ -95,7 +94,7 @@ class ComparisonForm(forms.Form):
         return data
 
 
-class VerdictForm(forms.Form):
+class VerdictForm(AnswerForm):
     task = forms.IntegerField(min_value=1, error_messages={"required": "Which task?"})
     chosen = forms.ChoiceField(
         choices=[(c, c) for c in CHOICES],
@@ -112,17 +111,6 @@ class VerdictForm(forms.Form):
         error_messages={"invalid_choice": "The strength must be 1, 2 or 3."},
     )
     reason = forms.CharField(max_length=2000, required=False)
-    # sxs.js measures the time on the client; without JavaScript the page carries the time it
-    # was rendered and the time taken is counted on the server.
-    seconds = forms.FloatField(min_value=0, max_value=MAX_SECONDS, required=False)
-    shown_at = forms.FloatField(required=False)
 
-    def clean(self) -> dict:
-        data = super().clean()
-        if data.get("seconds") is None and data.get("shown_at") is not None:
-            taken = time.time() - data["shown_at"]
-            data["seconds"] = taken if 0 <= taken <= MAX_SECONDS else None
-        return data
 
-    def error_text(self) -> str:
-        return " ".join(str(e) for errors in self.errors.values() for e in errors)
+answer_fields_shared(VerdictForm)

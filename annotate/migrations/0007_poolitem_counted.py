@@ -4,7 +4,7 @@ from django.db import migrations, models
 
 
 def counted_fill(apps, schema_editor):
-    from annotate.counted import GRADE_TRIGGERS, counted_recount, triggers_install
+    from annotate.counted import GRADE_TRIGGERS, POOL, counted_recount, triggers_install
 
     # On SQLite the post_migrate handler installs the triggers once every migration has run
     # (a later migration remaking annotate_poolitem would fail with them in place).
@@ -13,7 +13,7 @@ def counted_fill(apps, schema_editor):
     # Triggers first, then the recount, in one transaction: no grade is missed in between.
     # The grade triggers only: the lease counters arrive in 0009.
     triggers_install(schema_editor.connection, GRADE_TRIGGERS)
-    counted_recount(schema_editor.connection, leases=False)
+    counted_recount(schema_editor.connection, leases=False, counters=(POOL,))
 
 
 def counted_unfill(apps, schema_editor):

@@ -4,14 +4,14 @@ from django.db import migrations, models
 
 
 def leased_fill(apps, schema_editor):
-    from annotate.counted import LEASE_TRIGGERS, counted_recount, triggers_install
+    from annotate.counted import LEASE_TRIGGERS, POOL, counted_recount, triggers_install
 
     # On SQLite the post_migrate handler installs the triggers (see 0007).
     if schema_editor.connection.vendor != "postgresql":
         return
     # Triggers first, then the recount, in one transaction: no lease is missed in between.
     triggers_install(schema_editor.connection, LEASE_TRIGGERS)
-    counted_recount(schema_editor.connection)
+    counted_recount(schema_editor.connection, counters=(POOL,))
 
 
 def leased_unfill(apps, schema_editor):

@@ -9,6 +9,23 @@ from annotate.models.campaigns import Campaign, Label
 from annotate.models.corpus import Document, Query
 
 
+def trigger_fields_kept(instance: models.Model, save_kwargs: dict) -> None:
+    """Leave a task's trigger-kept counters (its TRIGGER_FIELDS) out of an update.
+
+    Only the triggers write the counters. An update through the ORM would write back the
+    values loaded with the instance, undoing every answer or lease stored or deleted since
+    (the admin's change form does exactly that)."""
+    kept = instance.TRIGGER_FIELDS  # type: ignore[attr-defined]
+    if not instance._state.adding and save_kwargs.get("update_fields") is None:
+        save_kwargs["update_fields"] = [
+            field.name
+            for field in instance._meta.concrete_fields
+            if not field.primary_key and field.name not in kept
+        ]
+    elif save_kwargs.get("update_fields") is not None:
+        save_kwargs["update_fields"] = [f for f in save_kwargs["update_fields"] if f not in kept]
+
+
 class PoolItem(models.Model):
     class Origin(models.TextChoices):
         POOLING = "pooling", "Pooling"
@@ -54,19 +71,7 @@ class PoolItem(models.Model):
     TRIGGER_FIELDS = frozenset({"counted", "leased", "first_lease_end"})
 
     def save(self, *args, **kwargs) -> None:
-        # Only the triggers write the counters. An update through the ORM would write back the
-        # values loaded with the instance, undoing every grade or lease stored or deleted since
-        # (the admin's change form does exactly that): leave those columns out of updates.
-        if not self._state.adding and kwargs.get("update_fields") is None:
-            kwargs["update_fields"] = [
-                field.name
-                for field in self._meta.concrete_fields
-                if not field.primary_key and field.name not in self.TRIGGER_FIELDS
-            ]
-        elif kwargs.get("update_fields") is not None:
-            kwargs["update_fields"] = [
-                f for f in kwargs["update_fields"] if f not in self.TRIGGER_FIELDS
-            ]
+        trigger_fields_kept(self, kwargs)
         super().save(*args, **kwargs)
 
     @property

@@ -8,6 +8,7 @@ from django.db import models
 
 from annotate.models.campaigns import Campaign
 from annotate.models.corpus import Query
+from annotate.models.judgments import trigger_fields_kept
 from annotate.models.runs import Run
 
 
@@ -71,6 +72,11 @@ class SxsTask(models.Model):
     )
     # Both sides show the same list: counted as Same without asking a rater.
     identical = models.BooleanField(default=False)
+    # The same counters as PoolItem's, kept by the same triggers (annotate/counted.py, migration
+    # 0010): verdicts, lease rows and a time at or before the first lease end.
+    counted = models.PositiveIntegerField(default=0, editable=False)
+    leased = models.PositiveIntegerField(default=0, editable=False)
+    first_lease_end = models.DateTimeField(null=True, editable=False)
 
     class Meta:
         verbose_name = "side-by-side task"
@@ -90,6 +96,12 @@ class SxsTask(models.Model):
     def __str__(self) -> str:
         suffix = f"@{self.position}" if self.position else ""
         return f"{self.comparison_id}/{self.query_id}{suffix}"
+
+    TRIGGER_FIELDS = frozenset({"counted", "leased", "first_lease_end"})
+
+    def save(self, *args, **kwargs) -> None:
+        trigger_fields_kept(self, kwargs)
+        super().save(*args, **kwargs)
 
 
 class Verdict(models.Model):

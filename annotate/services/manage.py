@@ -7,10 +7,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from annotate.judging.graded import lease_release
+from annotate.judging.sxs import sxs_lease_release
 from annotate.models import Campaign, Membership, PoolItem, Query, Role
 from annotate.services.campaigns import campaign_create, membership_set
-from annotate.services.queue import lease_release
-from annotate.services.sxs import sxs_lease_release
 
 SETTINGS_FIELDS = (
     "name",

@@ -1,6 +1,6 @@
 """Setting up a side-by-side comparison: which queries, which tasks, which are identical.
 
-Re-exported by annotate.services.sxs, the module the rest of the code imports from.
+Judging a comparison (its queue and verdicts) is annotate/judging/sxs.py.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ from __future__ import annotations
 from django import template
 from django.utils import timezone
 
-from annotate.selectors_sxs import rater_comparisons, rater_label, rater_sxs_progress
+from annotate.judging.progress import rater_sxs_progress
+from annotate.selectors_sxs import rater_comparisons, rater_label
 
 register = template.Library()
 

@@ -2,10 +2,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from annotate.judging.progress import rater_progress
 from annotate.models import Role
 from annotate.selectors import campaigns_for
 from annotate.selectors_judge import campaign_progress
-from annotate.services.queue import rater_progress
 
 
 @login_required

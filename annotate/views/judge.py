@@ -1,5 +1,5 @@
 """The rater's judging pages. Each works as a plain form post (post, redirect, get);
-static/js/judge.js takes the queue page over when JavaScript runs (see judge_api.py)."""
+static/js/judge.js takes the queue page over when JavaScript runs (see judging_api.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from annotate.forms.judge import ACTION_SKIP, JudgeForm
+from annotate.judging.graded import GradeRefused
+from annotate.judging.progress import rater_progress
+from annotate.judging.screens import judge_state, judgment_record
 from annotate.models import Campaign, PoolItem
 from annotate.selectors_judge import (
     campaign_progress,
@@ -26,9 +29,7 @@ from annotate.selectors_judge import (
     last_touched_item_id,
     rater_history,
 )
-from annotate.services.judging import judge_state, judgment_record
 from annotate.services.markdown import render_markdown
-from annotate.services.queue import GradeRefused, rater_progress
 
 HISTORY_PAGE_SIZE = 50
 
@@ -94,15 +95,7 @@ def judge_history(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _record(request: HttpRequest, campaign: Campaign, form: JudgeForm) -> str:
     data = form.cleaned_data
-    return judgment_record(
-        rater=request.user,
-        campaign=campaign,
-        item_id=data["item"],
-        action=data["action"],
-        label_id=data.get("label"),
-        comment=data.get("comment") or "",
-        seconds=data.get("seconds"),
-    )
+    return judgment_record(rater=request.user, campaign=campaign, data=data).result
 
 
 def _item_url(campaign: Campaign, item_id: int) -> str:

@@ -12,11 +12,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotate.forms.manage import LeaseReleaseForm, RaterAddForm, RatersNeededForm
+from annotate.judging.graded import lease_release
 from annotate.models import Query
 from annotate.selectors import campaign_managed_by
 from annotate.selectors.progress import live_leases, pool_completion, rater_progress_table
 from annotate.services.manage import ManageRefused, rater_add, rater_remove, raters_needed_set
-from annotate.services.queue import lease_release
 
 
 def _form_errors(request: HttpRequest, form) -> None:

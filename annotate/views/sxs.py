@@ -1,5 +1,5 @@
 """The rater's side-by-side pages. Each works as a plain form post (post, redirect, get);
-static/js/sxs.js takes the queue page over when JavaScript runs (see sxs_api.py).
+static/js/sxs.js takes the queue page over when JavaScript runs (see judging_api.py).
 
 Only raters of the campaign get in (404 for anyone else). The pages are blind: they name the
 comparison "Side-by-side n", never by its name, and show Left and Right only.
@@ -18,20 +18,20 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from annotate.forms.sxs import VerdictForm
+from annotate.judging.progress import rater_sxs_progress
+from annotate.judging.screens import overall_progress, sxs_record, sxs_state
+from annotate.judging.sxs import VerdictRefused
 from annotate.models import Comparison, SxsTask, Verdict
 from annotate.selectors_sxs import (
     chosen_side,
     comparison_rated_by,
     last_verdict_task_id,
     rater_label,
-    rater_sxs_progress,
     side_for,
     task_payloads,
     task_seen_by,
 )
 from annotate.services.markdown import render_markdown
-from annotate.services.sxs import VerdictRefused
-from annotate.services.sxs_judging import overall_progress, sxs_record, sxs_state
 
 STRENGTHS = [(1, "Slightly"), (2, "Clearly"), (3, "Much")]
 CHOICE_WORDS = {"left": "Left better", "right": "Right better", "same": "About the same"}
@@ -90,15 +90,7 @@ def sxs_task_view(
 
 def _record(request: HttpRequest, comparison: Comparison, form: VerdictForm) -> str:
     data = form.cleaned_data
-    return sxs_record(
-        rater=request.user,
-        comparison=comparison,
-        task_id=data["task"],
-        chosen=data["chosen"],
-        strength=data.get("strength"),
-        reason=data.get("reason") or "",
-        seconds=data.get("seconds"),
-    )
+    return sxs_record(rater=request.user, comparison=comparison, data=data).result
 
 
 def _queue_url(comparison: Comparison) -> str:
@@ -148,6 +140,9 @@ def _queue_page(
                 "api": reverse("annotate:sxs_api", kwargs={"slug": slug, "comparison_id": pk}),
                 "queue": reverse(
                     "annotate:sxs_api_queue", kwargs={"slug": slug, "comparison_id": pk}
+                ),
+                "progress": reverse(
+                    "annotate:sxs_api_progress", kwargs={"slug": slug, "comparison_id": pk}
                 ),
                 "done": _queue_url(comparison),
             },

@@ -17,7 +17,7 @@ from annotate.forms.sxs import ComparisonForm
 from annotate.models import Comparison, Query
 from annotate.selectors import campaign_managed_by
 from annotate.selectors_sxs import comparison_managed_by, comparison_progress
-from annotate.services.sxs import ComparisonRefused, comparison_create
+from annotate.services.sxs_setup import ComparisonRefused, comparison_create
 from metrics.decide.gsb import (
     comparison_report,
     decision_text,

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotate.models import Document, Query, Run, RunEntry, System
-from annotate.services.sxs import comparison_create
+from annotate.services.sxs_setup import comparison_create
 
 BASE_SYSTEM = "PRODSYSTEM-XQ7"
 CAND_SYSTEM = "BERTSYSTEM-ZK9"

@@ -11,8 +11,8 @@ from django.db import connection
 from django.db.models import Count, Q
 
 from annotate.counted import TRIGGERS, triggers_present
+from annotate.judging.graded import grade_submit, queue_items
 from annotate.models import Grade, PoolItem
-from annotate.services.queue import grade_submit, queue_items
 from tests.annotate.queue_helpers import queue_setup
 
 

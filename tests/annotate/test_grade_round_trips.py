@@ -14,10 +14,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from annotate.judging import answers
+from annotate.judging.graded import GradeRefused, grade_submit, queue_items
 from annotate.models import Grade, Lease, PoolItem
 from annotate.selectors_judge import campaign_rated_by
-from annotate.services import queue
-from annotate.services.queue import GradeRefused, grade_submit, queue_items
 
 # session, user, campaign and membership, BEGIN, lock the item (with the rater's grade, lease
 # and the label), INSERT the grade, DELETE the lease, COMMIT, the held items for the answer.
@@ -89,13 +89,13 @@ def test_a_double_submit_that_raced_past_the_lock_read_stores_one_grade(
     campaign.save()
     good = campaign.labels.get(name="Good").pk
     grade_submit(rater=rater, campaign=campaign, item_id=items[0], label_id=good)
-    lock = queue._lock_for_grade
+    lock = answers.lock_for_answer
 
     def stale(*args, **kwargs):
         locked = lock(*args, **kwargs)
-        return replace(locked, grade_id=None, lease_id=1, lease_expired=False)
+        return replace(locked, answer_id=None, lease_id=1, lease_expired=False)
 
-    monkeypatch.setattr(queue, "_lock_for_grade", stale)
+    monkeypatch.setattr(answers, "lock_for_answer", stale)
     outcome = grade_submit(rater=rater, campaign=campaign, item_id=items[0], label_id=good)
     assert not outcome.created and not outcome.changed
     assert Grade.objects.filter(pool_item_id=items[0], rater=rater).count() == 1
@@ -151,7 +151,7 @@ def test_a_grade_that_leases_the_next_query_stays_bounded(personas, held):
 
 
 def test_the_queues_items_read_like_the_orms_every_field_loaded_or_deferred(personas, held):
-    """The queue builds its items from raw rows (selectors_queue._loaded); a field it did not
+    """The queue builds its items from raw rows (judging.open.loaded); a field it did not
     read is fetched on access, so no caller ever sees a default instead of the stored value."""
     PoolItem.objects.update(raters_needed=2, origin=PoolItem.Origin.MANUAL)
     for item in queue_items(rater=personas.rater, campaign=personas.campaign):

@@ -11,6 +11,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from annotate.judging.graded import grade_submit, queue_items
+from annotate.judging.screens import judge_queue
 from annotate.models import (
     Document,
     Grade,
@@ -23,8 +25,6 @@ from annotate.models import (
     Skip,
     System,
 )
-from annotate.services.judging import judge_queue
-from annotate.services.queue import grade_submit, queue_items
 from tests.annotate.queue_helpers import build_pool, make_raters
 from tests.conftest import PERSONA_NAMES
 

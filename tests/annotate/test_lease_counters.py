@@ -1,6 +1,7 @@
 """PoolItem.leased and first_lease_end, kept by triggers on annotate_lease, after every kind of
-lease write; the open-item rule that reads them gives the same items as counting live leases;
-and a manager releasing leases while their rater grades does not deadlock (PostgreSQL)."""
+lease write; the open-item rule that reads them gives the same items as counting live leases.
+(A manager releasing leases while their rater answers, for both kinds of task: in
+test_judging_counters.py.)"""
 
 from __future__ import annotations
 
@@ -15,9 +16,8 @@ from django.db import connection, connections, transaction
 from django.db.models import Count, Min, Q
 from django.utils import timezone
 
+from annotate.judging.graded import grade_submit, item_skip, lease_release, open_items, queue_items
 from annotate.models import Grade, Lease, PoolItem, Skip
-from annotate.selectors_queue import open_items
-from annotate.services.queue import grade_submit, item_skip, lease_release, queue_items
 from tests.annotate.queue_helpers import build_pool, make_raters, queue_setup
 
 
@@ -176,37 +176,6 @@ def test_the_open_rule_on_the_counters_equals_counting_live_leases(personas, see
             open_items(campaign=campaign, rater=rater, now=now).values_list("pk", flat=True)
         )
         assert found == _open_by_counting(campaign, rater, now), rater.username
-
-
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_releasing_leases_while_their_rater_grades_does_not_deadlock(personas):
-    """The rater's grade holds the item, then deletes its lease; the release, whose lease
-    delete updates the item (a trigger), must take the item first, not the lease."""
-    assert connection.vendor == "postgresql"
-    campaign, items, raters, good, _ = queue_setup(
-        personas.campaign, overlap=1, queries=1, docs_per_query=3, raters=1
-    )
-    rater = raters[0]
-    held = queue_items(rater=rater, campaign=campaign)
-    holding = threading.Event()
-
-    def grade() -> None:
-        with transaction.atomic():
-            PoolItem.objects.select_for_update().get(pk=held[0].pk)  # as grade_submit does
-            holding.set()
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_sleep(0.5)")  # the release starts meanwhile
-            Lease.objects.filter(rater=rater, pool_item=held[0]).delete()
-
-    def release() -> None:
-        holding.wait(timeout=10)
-        lease_release(campaign=campaign, rater=rater)
-
-    errors = in_threads(grade, release)
-    assert not errors, errors
-    assert not Lease.objects.exists()
-    assert_held_exact()
 
 
 def test_counted_check_finds_and_mends_wrong_lease_counters(setup):

@@ -7,9 +7,9 @@ from datetime import timedelta
 from django.urls import reverse
 from django.utils import timezone
 
+from annotate.judging.graded import queue_items
 from annotate.models import Lease
 from annotate.selectors.progress import live_leases
-from annotate.services.queue import queue_items
 from tests.annotate.queue_helpers import build_pool, make_raters
 
 

@@ -75,7 +75,7 @@ def _actions(personas) -> list[tuple[str, dict]]:
 @pytest.fixture
 def busy(personas):
     """Campaign A with a pool and the rater holding a query, so every action has work to do."""
-    from annotate.services.queue import queue_items
+    from annotate.judging.graded import queue_items
 
     build_pool(personas.campaign, queries=2, docs_per_query=2)
     queue_items(rater=personas.rater, campaign=personas.campaign)

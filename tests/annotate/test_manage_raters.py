@@ -6,9 +6,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from annotate.judging.graded import grade_submit, item_skip, queue_items
 from annotate.models import Grade, Lease, Membership, PoolItem, Role, Skip
 from annotate.selectors.progress import median_seconds_by_rater, rater_progress_table
-from annotate.services.queue import grade_submit, item_skip, queue_items
 from tests.annotate.queue_helpers import build_pool, make_raters
 
 
@@ -206,8 +206,8 @@ def test_the_progress_page_does_not_query_per_rater(personas):
 
 
 def test_removing_a_rater_also_frees_the_side_by_side_tasks_they_hold(personas):
+    from annotate.judging.sxs import sxs_queue
     from annotate.models import TaskLease
-    from annotate.services.sxs import sxs_queue
     from tests.annotate.sxs_helpers import distinct_lists, make_comparison
 
     comparison = make_comparison(personas.campaign, distinct_lists(3))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from annotate.judging.graded import grade_submit, queue_items
 from annotate.models import Campaign, Grade, Label
-from annotate.services.queue import grade_submit, queue_items
 from annotate.services.scale import LabelSpec, ScaleInvalid, scale_save
 from tests.annotate.queue_helpers import build_pool
 

@@ -7,15 +7,15 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotate.models import Grade, GradeChange, Lease, PoolItem, Skip
-from annotate.services.queue import (
+from annotate.judging.graded import (
     GradeRefused,
     grade_submit,
     item_skip,
     lease_release,
     queue_items,
-    rater_progress,
 )
+from annotate.judging.progress import rater_progress
+from annotate.models import Grade, GradeChange, Lease, PoolItem, Skip
 from tests.annotate.queue_helpers import build_pool, make_raters, queue_setup
 
 
@@ -96,7 +96,7 @@ def test_cant_judge_does_not_count_toward_the_overlap(setup):
     assert grade.cant_judge and grade.label is None and grade.comment == "404"
     # r2 can now take the slot r0 freed: r2's queue is r0's query's freed item first? It gets a
     # query with open items; the freed item is open to r2.
-    from annotate.selectors_queue import open_items
+    from annotate.judging.graded import open_items
 
     assert open_items(campaign=campaign, rater=r2, now=timezone.now()).filter(pk=target.pk).exists()
 

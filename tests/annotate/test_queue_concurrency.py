@@ -10,8 +10,8 @@ import pytest
 from django.db import connection, connections
 from django.db.models import Count, Q
 
+from annotate.judging.graded import GradeRefused, grade_submit, queue_items
 from annotate.models import Grade, PoolItem
-from annotate.services.queue import GradeRefused, grade_submit, queue_items
 from tests.annotate.queue_helpers import build_pool, make_raters
 
 RATERS = 20

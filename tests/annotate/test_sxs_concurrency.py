@@ -11,8 +11,8 @@ import pytest
 from django.db import connection, connections
 from django.db.models import Count
 
+from annotate.judging.sxs import VerdictRefused, candidate_side_for, sxs_queue, verdict_submit
 from annotate.models import Side, SxsTask, Verdict
-from annotate.services.sxs import VerdictRefused, candidate_side_for, sxs_queue, verdict_submit
 from tests.annotate.queue_helpers import make_raters
 from tests.annotate.sxs_helpers import distinct_lists, make_comparison
 

@@ -10,8 +10,8 @@ from contextlib import redirect_stdout
 import pytest
 from django.core.management import CommandError, call_command
 
+from annotate.judging.sxs import sxs_queue, verdict_submit
 from annotate.models import Side
-from annotate.services.sxs import sxs_queue, verdict_submit
 from metrics.cli.gsb import main as gsb_main
 from metrics.decide.gsb import comparison_report
 from tests.annotate.queue_helpers import make_raters

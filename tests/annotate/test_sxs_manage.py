@@ -9,8 +9,8 @@ import io
 import pytest
 from django.urls import reverse
 
+from annotate.judging.sxs import sxs_queue, verdict_submit
 from annotate.models import Comparison, Run, Side, System
-from annotate.services.sxs import sxs_queue, verdict_submit
 from tests.annotate.sxs_helpers import (
     BASE_RUN,
     CAND_RUN,

@@ -9,14 +9,14 @@ import pytest
 from django.db.models import Count
 from django.utils import timezone
 
-from annotate.models import Side, SxsTask, TaskLease, Verdict, VerdictChange
-from annotate.services.sxs import (
+from annotate.judging.sxs import (
     VerdictRefused,
     candidate_side_for,
     sxs_queue,
     verdict_submit,
     verdict_value,
 )
+from annotate.models import Side, SxsTask, TaskLease, Verdict, VerdictChange
 from tests.annotate.queue_helpers import make_raters
 from tests.annotate.sxs_helpers import distinct_lists, make_comparison
 
@@ -189,7 +189,7 @@ def test_refusals_change_nothing(personas, case, status):
     if case == "not_leased":
         kwargs["task_id"] = other_task.pk
     elif case == "other_comparison":
-        from annotate.services.sxs import comparison_create
+        from annotate.services.sxs_setup import comparison_create
 
         second = comparison_create(
             campaign=personas.campaign,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from annotate.judging.sxs import sxs_queue, verdict_submit
 from annotate.models import Side, Verdict
-from annotate.services.sxs import sxs_queue, verdict_submit
 from metrics.core.stats import (
     gsb_from_counts,
     gsb_from_verdicts,

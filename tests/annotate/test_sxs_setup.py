@@ -6,7 +6,7 @@ import pytest
 
 from annotate.models import Comparison, Run, SxsTask, System
 from annotate.selectors_sxs import task_lists
-from annotate.services.sxs import ComparisonRefused, comparison_create, sample_queries
+from annotate.services.sxs_setup import ComparisonRefused, comparison_create, sample_queries
 from tests.annotate.sxs_helpers import build_runs, distinct_lists, make_comparison
 
 

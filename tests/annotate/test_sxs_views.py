@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from annotate.judging.sxs import sxs_queue, verdict_submit
 from annotate.models import Side, TaskLease, Verdict, VerdictChange
-from annotate.services.sxs import sxs_queue, verdict_submit
 from tests.annotate.queue_helpers import make_raters
 from tests.annotate.sxs_helpers import (
     BASE_RUN,
@@ -208,6 +208,23 @@ def test_a_json_answer_is_stored_once_and_answers_with_what_comes_next(personas,
     assert Verdict.objects.count() == 1
     assert first["progress"]["done"] == 1
     assert [t["query"] for t in first["tasks"]] == ["query text q1", "query text q2"]
+
+
+@pytest.mark.parametrize("persona", PERSONA_NAMES)
+def test_the_progress_endpoint_counts_for_the_rater_alone(personas, comparison, persona):
+    client = personas.client_for(persona)
+    ((task, _),) = sxs_queue(rater=personas.rater, comparison=comparison)[:1]
+    verdict_submit(rater=personas.rater, comparison=comparison, task_id=task.pk, chosen="same")
+    response = client.get(sxs_url(comparison, "sxs_api_progress"))
+    assert response["Content-Type"] == "application/json"
+    if persona != "rater":
+        assert response.status_code == (401 if persona == "anonymous" else 404)
+        assert response.json()["ok"] is False
+        return
+    data = response.json()
+    # Three queries, one task each, one rater per task: one answered, two left.
+    assert data["progress"] == {"done": 1, "left": 2, "assigned": 3}
+    assert data["overall"] == {"counted": 1, "needed": 3}
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
+from annotate.judging.graded import grade_submit, queue_items
 from annotate.models import (
     Document,
     Grade,
@@ -27,7 +28,6 @@ from annotate.models import (
     System,
 )
 from annotate.services.campaigns import membership_set
-from annotate.services.queue import grade_submit, queue_items
 from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from annotate.models import Document, Query, Run, RunEntry, System, Verdict, VerdictChange
-from annotate.services.sxs import comparison_create
+from annotate.services.sxs_setup import comparison_create
 from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

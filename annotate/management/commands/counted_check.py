@@ -1,10 +1,12 @@
-"""Check PoolItem's counters against the grades and leases, and mend them with --fix.
+"""Check the judging tasks' counters (pool items against their grades and leases, side-by-side
+tasks against their verdicts and leases), and mend them with --fix.
 
 The triggers keep the counters exact on every write the database sees (annotate/counted.py).
 What they cannot see is a restore made with triggers disabled (pg_restore
---disable-triggers), a TRUNCATE of the grade or lease table, or a hand-made SQL session that
-dropped them: afterwards the queue would hand out too many or too few grades per item. This
-command finds that, and --fix reinstalls missing triggers and recounts in one transaction.
+--disable-triggers), a TRUNCATE of an answer or lease table, or a hand-made SQL session that
+dropped them: afterwards the judging queue would hand out too many or too few answers per
+task. This command finds that, and --fix reinstalls missing triggers and recounts in one
+transaction.
 """
 
 from __future__ import annotations
@@ -12,36 +14,60 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection, transaction
 
-from annotate.counted import TRIGGERS, counted_recount, triggers_install, triggers_present
+from annotate.counted import (
+    COUNTERS,
+    POOL,
+    TRIGGERS,
+    Counters,
+    counted_recount,
+    triggers_install,
+    triggers_present,
+)
 
-# Items whose counters differ from their grades and leases: the item, its counted, leased
+# Tasks whose counters differ from their answers and leases: the task, its counted, leased
 # and first_lease_end, then what they should be. first_lease_end may be earlier than the
 # first end (a renewal pushed that later), never later, and is empty exactly when no lease is.
 _WRONG = """
 SELECT p.id, p.counted, p.leased, p.first_lease_end,
     COALESCE(g.n, 0), COALESCE(l.n, 0), l.first_end
-FROM annotate_poolitem p
+FROM {task} p
 LEFT JOIN (
-    SELECT pool_item_id, COUNT(*) AS n FROM annotate_grade WHERE NOT cant_judge
-    GROUP BY pool_item_id
-) g ON g.pool_item_id = p.id
+    SELECT {afk}, COUNT(*) AS n FROM {answer} AS g WHERE {counts} GROUP BY {afk}
+) g ON g.{afk} = p.id
 LEFT JOIN (
-    SELECT pool_item_id, COUNT(*) AS n, MIN(expires_at) AS first_end FROM annotate_lease
-    GROUP BY pool_item_id
-) l ON l.pool_item_id = p.id
+    SELECT {lfk}, COUNT(*) AS n, MIN(expires_at) AS first_end FROM {lease} GROUP BY {lfk}
+) l ON l.{lfk} = p.id
 WHERE p.counted <> COALESCE(g.n, 0) OR p.leased <> COALESCE(l.n, 0)
     OR (p.first_lease_end IS NULL) <> (l.first_end IS NULL) OR p.first_lease_end > l.first_end
 ORDER BY p.id
 """
 SHOWN = 20
+# How the report names each kind's tasks and answers.
+NAMES = {POOL.task_table: ("items", "item", "grades")}
+TASK_NAMES = ("side-by-side tasks", "task", "verdicts")
+
+
+def wrong_counters(counters: Counters) -> list[tuple]:
+    sql = _WRONG.format(
+        task=counters.task_table,
+        answer=counters.answer_table,
+        afk=counters.answer_fk,
+        counts=counters.counts.format(row="g"),
+        lease=counters.lease_table,
+        lfk=counters.lease_fk,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        return cursor.fetchall()
 
 
 class Command(BaseCommand):
     help = (
-        "Compare every pool item's counters (counted grades, lease rows and the first lease "
-        "end, which the queue reads) with its grades and leases, and check that the triggers "
-        "keeping them are installed. Exits 1 when something is wrong; --fix reinstalls the "
-        "triggers and recounts every item."
+        "Compare every judging task's counters (counted answers, lease rows and the first "
+        "lease end, which the queue reads) with its answers and leases: pool items with their "
+        "grades, side-by-side tasks with their verdicts. Checks that the triggers keeping them "
+        "are installed. Exits 1 when something is wrong; --fix reinstalls the triggers and "
+        "recounts every task."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -50,42 +76,47 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         with transaction.atomic():
             if options["fix"] and connection.vendor == "postgresql":
-                # Lock out grades and leases while recounting: none lands between count and
-                # write. The pool items first, as the queue takes them: a grade holds its item's
-                # row and then inserts; locking the grade table first would wait for that grade
-                # while it waits for us.
+                # Lock out answers and leases while recounting: none lands between count and
+                # write. The task tables first, as the queue takes them: an answer holds its
+                # task's row and then inserts; locking the answer table first would wait for
+                # that answer while it waits for us.
+                tasks = ", ".join(c.task_table for c in COUNTERS)
+                rest = ", ".join(t for c in COUNTERS for t in (c.answer_table, c.lease_table))
                 with connection.cursor() as cursor:
-                    cursor.execute("LOCK TABLE annotate_poolitem IN EXCLUSIVE MODE")
-                    cursor.execute("LOCK TABLE annotate_grade, annotate_lease IN SHARE MODE")
+                    cursor.execute(f"LOCK TABLE {tasks} IN EXCLUSIVE MODE")
+                    cursor.execute(f"LOCK TABLE {rest} IN SHARE MODE")
             missing = sorted(set(TRIGGERS) - triggers_present(connection))
-            with connection.cursor() as cursor:
-                cursor.execute(_WRONG)
-                wrong = cursor.fetchall()
-            if options["fix"] and (missing or wrong):
+            wrong = {c.task_table: wrong_counters(c) for c in COUNTERS}
+            if options["fix"] and (missing or any(wrong.values())):
                 triggers_install(connection)
                 counted_recount(connection)
         self._report(missing, wrong, fixed=options["fix"])
 
-    def _report(self, missing: list[str], wrong: list[tuple], *, fixed: bool) -> None:
-        if not missing and not wrong:
+    def _report(self, missing: list[str], wrong: dict[str, list[tuple]], *, fixed: bool) -> None:
+        if not missing and not any(wrong.values()):
             self.stdout.write(
-                "counters: every item matches its grades and leases; triggers installed."
+                "counters: every item matches its grades and leases, every side-by-side task "
+                "its verdicts and leases; triggers installed."
             )
             return
         if missing:
             self.stdout.write(f"missing triggers: {', '.join(missing)}")
-        if wrong:
-            self.stdout.write(
-                f"{len(wrong)} items whose counters differ from their grades and leases:"
-            )
-            for item, counted, leased, first, grades, leases, first_end in wrong[:SHOWN]:
-                self.stdout.write(
-                    f"  item {item}: counted {counted} for {grades} grades, leased {leased} "
-                    f"for {leases} leases, first lease end {first} for {first_end}"
-                )
-            if len(wrong) > SHOWN:
-                self.stdout.write(f"  ... and {len(wrong) - SHOWN} more")
+        for table, rows in wrong.items():
+            if rows:
+                self._report_rows(rows, *NAMES.get(table, TASK_NAMES))
         if fixed:
-            self.stdout.write("fixed: triggers installed, every item recounted.")
+            self.stdout.write("fixed: triggers installed, every task recounted.")
             return
         raise CommandError("the counters are out of step; run again with --fix")
+
+    def _report_rows(self, rows: list[tuple], plural: str, one: str, answers: str) -> None:
+        self.stdout.write(
+            f"{len(rows)} {plural} whose counters differ from their {answers} and leases:"
+        )
+        for task, counted, leased, first, n_answers, leases, first_end in rows[:SHOWN]:
+            self.stdout.write(
+                f"  {one} {task}: counted {counted} for {n_answers} {answers}, leased {leased} "
+                f"for {leases} leases, first lease end {first} for {first_end}"
+            )
+        if len(rows) > SHOWN:
+            self.stdout.write(f"  ... and {len(rows) - SHOWN} more")

@@ -1,0 +1,205 @@
+"""Graded judging as a task kind: pool items, leased per query, graded on the campaign's scale
+(or can't-judge, which does not count), and skipped. With the service calls its faces use."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection, transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from annotate.counted import POOL
+from annotate.judging.answers import answer_submit, as_id
+from annotate.judging.kinds import Locked, Outcome, Refused, Submission, TaskKind, Words
+from annotate.judging.leasing import (
+    ensure_rater,
+    held_or_next,
+    in_query_blocks,
+    lease_next_query,
+    leases_release,
+)
+from annotate.judging.open import loaded, open_tasks
+from annotate.models import Campaign, Document, Grade, GradeChange, Lease, PoolItem, Query, Skip
+
+
+class GradeRefused(Refused):
+    """A grade or skip that must not be stored. `status` is the HTTP status to answer with."""
+
+
+@dataclass(frozen=True)
+class GradeOutcome(Outcome):
+    @property
+    def grade(self) -> Grade:
+        return self.answer
+
+
+@dataclass(frozen=True)
+class GradeChoice:
+    """A label (by id) or can't-judge."""
+
+    label_id: object = None
+    cant_judge: bool = False
+
+    @property
+    def label(self) -> int | None:
+        return None if self.cant_judge or self.label_id is None else as_id(self.label_id)
+
+
+def rater_order_key(rater_id: int, item_id: int) -> bytes:
+    """A stable per-rater shuffle: documents of a query never appear in the systems' order."""
+    return hashlib.blake2b(f"{rater_id}:{item_id}".encode(), digest_size=8).digest()
+
+
+_ITEM_FIELDS = ("id", "campaign_id", "query_id", "document_id")
+_QUERY_FIELDS = ("id", "campaign_id", "external_id", "text", "description")
+_DOCUMENT_FIELDS = ("id", "campaign_id", "external_id", "title", "url", "snippet")
+
+
+class GradedKind(TaskKind):
+    counters = POOL
+    scope_column = "campaign_id"
+    needed_sql = "COALESCE(p.raters_needed, %s)"
+    open_exclusions = """
+    AND NOT EXISTS (
+        SELECT 1 FROM annotate_skip s WHERE s.pool_item_id = p.id AND s.rater_id = %s
+    )"""
+    open_exclusion_params = 1
+    # The fields the judging screen and the queue use are loaded; any other is fetched on
+    # access, as with .only().
+    row_columns = """p.id, p.query_id, p.document_id, p.raters_needed, p.counted,
+    q.external_id, q.text, q.description, d.external_id, d.title, d.url, d.snippet"""
+    row_joins = """
+INNER JOIN annotate_query q ON q.id = p.query_id
+INNER JOIN annotate_document d ON d.id = p.document_id"""
+    lock_columns = ", lab.id"
+    lock_joins = "\nLEFT JOIN annotate_label lab ON lab.id = %s AND lab.campaign_id = p.campaign_id"
+    task_model = PoolItem
+    lease_model = Lease
+    lease_task = "pool_item"
+    answer_model = Grade
+    history_model = GradeChange
+    history_fk = "grade"
+    note_field = "comment"
+    refused = GradeRefused
+    outcome = GradeOutcome
+    words = Words(
+        not_found="This item is not part of this campaign.",
+        not_assigned="This item is not assigned to you.",
+        late=(
+            "Your time on this item ran out and other raters have graded it since; "
+            "your grade was not needed. Continue with the next item."
+        ),
+        full="This item already has all the grades it needs.",
+    )
+
+    def campaign(self, scope: Campaign) -> Campaign:
+        return scope
+
+    def needed_default(self, scope: Campaign) -> int:
+        return scope.overlap
+
+    def from_row(self, scope: Campaign, row: tuple) -> PoolItem:
+        item_id, query_id, document_id, needed, counted, *texts = row
+        db = connection.alias
+        item = loaded(PoolItem, db, _ITEM_FIELDS, (item_id, scope.pk, query_id, document_id))
+        item.raters_needed, item.counted = needed, counted
+        query = loaded(Query, db, _QUERY_FIELDS, (query_id, scope.pk, *texts[:3]))
+        document = loaded(Document, db, _DOCUMENT_FIELDS, (document_id, scope.pk, *texts[3:]))
+        item._state.fields_cache.update(campaign=scope, query=query, document=document)
+        return item
+
+    def within_query(self, rater: AbstractBaseUser, task: PoolItem) -> bytes:
+        return rater_order_key(rater.pk, task.pk)
+
+    def lock_params(self, submission: Submission) -> list:
+        return [submission.choice.label]
+
+    def check(self, locked: Locked, submission: Submission) -> None:
+        choice: GradeChoice = submission.choice
+        if not choice.cant_judge:
+            if choice.label_id is None:
+                raise GradeRefused("Choose a label.")
+            if locked.extra[0] is None:
+                raise GradeRefused("That label is not on this campaign's scale.")
+
+    def counts(self, submission: Submission) -> bool:
+        return not submission.choice.cant_judge
+
+    def answer_counts(self, answer: Grade) -> bool:
+        return not answer.cant_judge
+
+    def new_values(self, submission: Submission, locked: Locked) -> dict:
+        return self.changed_values(submission, None)
+
+    def changed_values(self, submission: Submission, answer: Grade | None) -> dict:
+        choice: GradeChoice = submission.choice
+        return {"label_id": choice.label, "cant_judge": choice.cant_judge}
+
+
+GRADED = GradedKind()
+
+
+def queue_items(
+    *, rater: AbstractBaseUser, campaign: Campaign, look_ahead: bool = False
+) -> list[PoolItem]:
+    """The items the rater holds now, one query after the other, in the rater's own order;
+    leases the next query when empty (see leasing.held_or_next)."""
+    return held_or_next(GRADED, scope=campaign, rater=rater, look_ahead=look_ahead)
+
+
+def queue_lease_ahead(*, rater: AbstractBaseUser, campaign: Campaign) -> list[PoolItem]:
+    """Lease the next query while the rater is still on the last item of the current one;
+    returns the newly leased items in the rater's order (empty when nothing is open)."""
+    ensure_rater(GRADED, campaign, rater)
+    leased = lease_next_query(GRADED, scope=campaign, rater=rater, now=timezone.now())
+    return in_query_blocks(GRADED, leased, rater)
+
+
+def grade_submit(
+    *,
+    rater: AbstractBaseUser,
+    campaign: Campaign,
+    item_id: object,
+    label_id: object = None,
+    cant_judge: bool = False,
+    comment: str = "",
+    seconds: float | None = None,
+) -> GradeOutcome:
+    """Store or change the rater's grade for one item (see answers.answer_submit)."""
+    choice = GradeChoice(label_id=label_id, cant_judge=cant_judge)
+    submission = Submission(task_id=item_id, choice=choice, note=comment, seconds=seconds)
+    return answer_submit(GRADED, rater=rater, scope=campaign, submission=submission)
+
+
+@transaction.atomic
+def item_skip(*, rater: AbstractBaseUser, campaign: Campaign, item_id: int) -> Skip:
+    """Skip an item: it is not offered to this rater again."""
+    ensure_rater(GRADED, campaign, rater)
+    try:
+        item = PoolItem.objects.select_for_update(of=("self",)).get(pk=item_id, campaign=campaign)
+    except (PoolItem.DoesNotExist, ValueError, TypeError):
+        raise GradeRefused(GRADED.words.not_found, status=404) from None
+    if Grade.objects.filter(pool_item=item, rater=rater).exists():
+        raise GradeRefused("You already graded this item; change the grade instead.", status=409)
+    held = Lease.objects.filter(pool_item=item, rater=rater).exists()
+    if not held and not Skip.objects.filter(pool_item=item, rater=rater).exists():
+        raise GradeRefused(GRADED.words.not_assigned, status=403)
+    skip, _ = Skip.objects.get_or_create(pool_item=item, rater=rater)
+    Lease.objects.filter(pool_item=item, rater=rater).delete()
+    return skip
+
+
+def lease_release(
+    *, campaign: Campaign, rater: AbstractBaseUser | None = None, query_id: int | None = None
+) -> int:
+    """A manager frees leases (all of a rater's, or a query's); returns how many."""
+    return leases_release(GRADED, scope=campaign, rater=rater, query_id=query_id)
+
+
+def open_items(*, campaign: Campaign, rater: AbstractBaseUser, now: datetime) -> QuerySet:
+    """The items open to this rater (see open.open_tasks)."""
+    return open_tasks(GRADED, scope=campaign, rater=rater, now=now)

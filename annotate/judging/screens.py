@@ -1,0 +1,103 @@
+"""What a judging screen asks of the mechanism, for either kind: record what the rater chose,
+and hand out what comes next (the held tasks as the rater may see them, with the progress).
+The page views, their JSON endpoints and the REST API all call these."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
+
+from annotate.forms.judge import ACTION_CANT_JUDGE, ACTION_SKIP
+from annotate.judging.graded import grade_submit, item_skip, queue_items
+from annotate.judging.kinds import Outcome
+from annotate.judging.progress import rater_progress, rater_sxs_progress
+from annotate.judging.sxs import sxs_queue, verdict_submit
+from annotate.models import Campaign, Comparison, PoolItem, SxsTask
+from annotate.selectors_judge import campaign_progress, item_payload
+from annotate.selectors_sxs import comparison_progress, task_payloads
+
+
+def judgment_record(*, rater: AbstractBaseUser, campaign: Campaign, data: dict) -> Outcome:
+    """Store a grade, a can't-judge or a skip from a JudgeForm's cleaned data; the outcome's
+    result says what happened: "created", "changed", "unchanged" or "skipped". Raises
+    GradeRefused when it must not be stored."""
+    item_id, action = data["item"], data["action"]
+    if action == ACTION_SKIP:
+        skip = item_skip(rater=rater, campaign=campaign, item_id=item_id)
+        return Outcome(answer=skip, created=False, changed=False, skipped=True)
+    cant_judge = action == ACTION_CANT_JUDGE
+    return grade_submit(
+        rater=rater,
+        campaign=campaign,
+        item_id=item_id,
+        label_id=None if cant_judge else data.get("label"),
+        cant_judge=cant_judge,
+        comment=data.get("comment") or "",
+        seconds=data.get("seconds"),
+    )
+
+
+def judge_queue(
+    *, rater: AbstractBaseUser, campaign: Campaign, look_ahead: bool = False
+) -> list[PoolItem]:
+    """The items the rater holds, one query after the other (the next prefetched with
+    look_ahead)."""
+    return queue_items(rater=rater, campaign=campaign, look_ahead=look_ahead)
+
+
+def judge_state(
+    *, rater: AbstractBaseUser, campaign: Campaign, progress: bool = True
+) -> tuple[list[PoolItem], dict]:
+    """The rater's queue (with the next item prefetched) and what the screen shows of it:
+    the items as the rater may see them and, with progress, the rater's own progress and the
+    campaign's. Counting progress scans the campaign's pool: an answer to a grade leaves it
+    out (the client counts its own grades and asks for progress once per query)."""
+    items = judge_queue(rater=rater, campaign=campaign, look_ahead=True)
+    state: dict = {"items": [item_payload(item) for item in items]}
+    if progress:
+        state.update(progress_state(rater=rater, campaign=campaign))
+    return items, state
+
+
+def progress_state(*, rater: AbstractBaseUser, campaign: Campaign) -> dict:
+    return {
+        "progress": rater_progress(rater=rater, campaign=campaign),
+        "campaign": campaign_progress(campaign),
+    }
+
+
+def sxs_record(*, rater: AbstractBaseUser, comparison: Comparison, data: dict) -> Outcome:
+    """Store a verdict from a VerdictForm's cleaned data. Raises VerdictRefused when it must
+    not be stored."""
+    return verdict_submit(
+        rater=rater,
+        comparison=comparison,
+        task_id=data["task"],
+        chosen=data["chosen"],
+        strength=data.get("strength"),
+        reason=data.get("reason") or "",
+        seconds=data.get("seconds"),
+    )
+
+
+def sxs_state(
+    *, rater: AbstractBaseUser, comparison: Comparison, progress: bool = True
+) -> tuple[list[tuple[SxsTask, str]], dict]:
+    """The rater's held tasks (the next one prefetched) and what the screen shows of them."""
+    held = sxs_queue(rater=rater, comparison=comparison, look_ahead=True)
+    state: dict = {"tasks": task_payloads(comparison, held)}
+    if progress:
+        state.update(sxs_progress_state(rater=rater, comparison=comparison))
+    return held, state
+
+
+def sxs_progress_state(*, rater: AbstractBaseUser, comparison: Comparison) -> dict:
+    return {
+        "progress": rater_sxs_progress(rater=rater, comparison=comparison, now=timezone.now()),
+        "overall": overall_progress(comparison),
+    }
+
+
+def overall_progress(comparison: Comparison) -> dict[str, int]:
+    progress = comparison_progress(comparison)
+    return {"counted": progress["counted"], "needed": progress["needed"]}

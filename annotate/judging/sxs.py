@@ -1,0 +1,203 @@
+"""Side-by-side judging as a task kind: a comparison's tasks, leased per query with the side the
+candidate is shown on decided when leased (stored with the lease, then copied into the
+verdict: the client only says which side it preferred, never which side is which)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection
+
+from annotate.counted import TASKS
+from annotate.judging.answers import answer_submit, as_id
+from annotate.judging.kinds import Locked, Outcome, Refused, Submission, TaskKind, Words
+from annotate.judging.leasing import held_or_next, leases_release
+from annotate.judging.open import loaded
+from annotate.models import (
+    Campaign,
+    Comparison,
+    Query,
+    Side,
+    SxsTask,
+    TaskLease,
+    Verdict,
+    VerdictChange,
+    VerdictValue,
+)
+from annotate.selectors_sxs import CHOICES
+
+
+class VerdictRefused(Refused):
+    """A verdict that must not be stored. `status` is the HTTP status to answer with."""
+
+
+@dataclass(frozen=True)
+class VerdictOutcome(Outcome):
+    @property
+    def verdict(self) -> Verdict:
+        return self.answer
+
+
+@dataclass(frozen=True)
+class SxsChoice:
+    """The side the rater preferred ("left", "right" or "same") and how strongly (1-3)."""
+
+    chosen: str
+    strength: int | None
+
+
+def candidate_side_for(*, seed: int, rater_id: int, task_id: int) -> str:
+    """Which side the candidate is on for this rater and task: a fair coin, decided by a hash
+    of the comparison's seed, the rater and the task, so that leasing the task again shows the
+    same sides."""
+    digest = hashlib.blake2b(f"sxs:{seed}:{rater_id}:{task_id}".encode(), digest_size=8).digest()
+    return Side.LEFT if digest[0] & 1 else Side.RIGHT
+
+
+def verdict_value(chosen: str, candidate_side: str) -> str:
+    """Good, Same or Bad for the candidate, from the side the rater preferred."""
+    if chosen == "same":
+        return VerdictValue.SAME
+    picked = Side.LEFT if chosen == "left" else Side.RIGHT
+    return VerdictValue.GOOD if picked == candidate_side else VerdictValue.BAD
+
+
+_TASK_FIELDS = ("id", "comparison_id", "query_id", "position", "identical")
+_QUERY_FIELDS = ("id", "campaign_id", "external_id", "text", "description")
+
+
+class SxsKind(TaskKind):
+    counters = TASKS
+    scope_column = "comparison_id"
+    needed_sql = "%s"
+    # Identical tasks are never open: they count as Same without anyone's time.
+    open_where = " AND NOT p.identical"
+    lease_columns = ("candidate_side",)
+    row_columns = "p.id, p.query_id, p.position, p.identical, q.external_id, q.text, q.description"
+    row_joins = "\nINNER JOIN annotate_query q ON q.id = p.query_id"
+    lock_columns = ", p.identical, l.candidate_side"
+    task_model = SxsTask
+    lease_model = TaskLease
+    lease_task = "task"
+    answer_model = Verdict
+    history_model = VerdictChange
+    history_fk = "verdict"
+    note_field = "reason"
+    refused = VerdictRefused
+    outcome = VerdictOutcome
+    words = Words(
+        not_found="This task is not part of this comparison.",
+        not_assigned="This task is not assigned to you.",
+        late=(
+            "Your time on this task ran out and other raters have answered it since; "
+            "your verdict was not needed. Continue with the next task."
+        ),
+        full="This task already has all the verdicts it needs.",
+    )
+
+    def campaign(self, scope: Comparison) -> Campaign:
+        return scope.campaign
+
+    def needed_default(self, scope: Comparison) -> int:
+        return scope.raters_per_task
+
+    def from_row(self, scope: Comparison, row: tuple) -> SxsTask:
+        task_id, query_id, position, identical, *texts = row
+        db = connection.alias
+        task = loaded(SxsTask, db, _TASK_FIELDS, (task_id, scope.pk, query_id, position, identical))
+        query = loaded(Query, db, _QUERY_FIELDS, (query_id, scope.campaign_id, *texts))
+        task._state.fields_cache.update(comparison=scope, query=query)
+        return task
+
+    def lease_values(self, scope: Comparison, rater: AbstractBaseUser, task_id: int) -> tuple:
+        return (candidate_side_for(seed=scope.seed, rater_id=rater.pk, task_id=task_id),)
+
+    def within_query(self, rater: AbstractBaseUser, task: SxsTask) -> int:
+        return task.position or 0
+
+    def check(self, locked: Locked, submission: Submission) -> None:
+        if locked.extra[0]:
+            raise VerdictRefused(
+                "Both sides of this task are the same; it needs no verdict.", status=409
+            )
+
+    def new_values(self, submission: Submission, locked: Locked) -> dict:
+        side = locked.extra[1]
+        choice: SxsChoice = submission.choice
+        value = verdict_value(choice.chosen, side)
+        return {"value": value, "candidate_side": side, "strength": choice.strength}
+
+    def changed_values(self, submission: Submission, answer: Verdict) -> dict:
+        choice: SxsChoice = submission.choice
+        return {
+            "value": verdict_value(choice.chosen, answer.candidate_side),
+            "strength": choice.strength,
+        }
+
+
+SXS = SxsKind()
+
+
+def sxs_queue(
+    *, rater: AbstractBaseUser, comparison: Comparison, look_ahead: bool = False
+) -> list[tuple[SxsTask, str]]:
+    """The tasks the rater holds, with the candidate's side for each, in the order to show
+    them; leases the next query's tasks when the rater holds none (see held_or_next)."""
+    held = held_or_next(SXS, scope=comparison, rater=rater, look_ahead=look_ahead)
+    return [(task, task.candidate_side) for task in held]
+
+
+def check_choice(chosen: object, strength: object) -> SxsChoice:
+    if chosen not in CHOICES:
+        raise VerdictRefused("Choose Left better, About the same or Right better.")
+    if strength in (None, ""):
+        strength = None
+    else:
+        try:
+            strength = int(strength)  # type: ignore[call-overload]
+        except (TypeError, ValueError):
+            strength = 0
+        if strength not in (1, 2, 3):
+            raise VerdictRefused("The strength must be 1 (slightly), 2 (clearly) or 3 (much).")
+    # A strength says how much better one side is: it has no meaning for "about the same".
+    return SxsChoice(chosen=str(chosen), strength=None if chosen == "same" else strength)
+
+
+def verdict_submit(
+    *,
+    rater: AbstractBaseUser,
+    task_id: object,
+    chosen: str,
+    strength: int | None = None,
+    reason: str = "",
+    seconds: float | None = None,
+    comparison: Comparison | None = None,
+) -> VerdictOutcome:
+    """Store or change the rater's verdict on one task (see answers.answer_submit).
+
+    `chosen` is "left", "right" or "same"; it becomes Good, Bad or Same for the candidate from
+    the side recorded when the task was leased. With `comparison`, a task of another
+    comparison is refused as not found; without, the task's own comparison is looked up.
+    """
+    choice = check_choice(chosen, strength)
+    if comparison is None:
+        comparison = _comparison_of_task(task_id)
+    submission = Submission(task_id=task_id, choice=choice, note=reason, seconds=seconds)
+    return answer_submit(SXS, rater=rater, scope=comparison, submission=submission)
+
+
+def _comparison_of_task(task_id: object) -> Comparison:
+    task = as_id(task_id)
+    found = None
+    if task is not None:
+        found = Comparison.objects.filter(tasks__pk=task).select_related("campaign").first()
+    if found is None:
+        raise VerdictRefused(SXS.words.not_found, status=404)
+    return found
+
+
+def sxs_lease_release(*, comparison: Comparison, rater: AbstractBaseUser | None = None) -> int:
+    """A manager frees the leases of a comparison (all, or one rater's); returns how many."""
+    return leases_release(SXS, scope=comparison, rater=rater)
