@@ -74,7 +74,8 @@ def clustered_variance(x, query, rater=None, *, singleton=None) -> ClusteredVari
     Returns
     -------
     ClusteredVariance
-        ``deff = 1`` when no query and no rater has more than one verdict (nothing to cluster),
+        ``deff = 1`` when no query and no rater clustered by has more than one verdict (nothing
+        to cluster: one rater judging every query once is not clustered by, fewer than 10),
         ``deff = N/n`` when every verdict is alike (V = 0), else ``max(1, V_CR/V)``.
     """
     x = np.asarray(x, dtype=np.float64)
@@ -98,7 +99,7 @@ def clustered_variance(x, query, rater=None, *, singleton=None) -> ClusteredVari
         v_rater = cluster_variance(e, r)
         v_pair = cluster_variance(e, q * (int(r.max()) + 1) + r)
         robust = max(v_query, v_rater, v_query + v_rater - v_pair)
-    deff = _deff(x, q, r, naive, robust, n_queries)
+    deff = _deff(x, q, r if use_raters else None, naive, robust, n_queries)
     return ClusteredVariance(
         naive=naive,
         query=v_query,
