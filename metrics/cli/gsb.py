@@ -194,7 +194,8 @@ def _clustering(res: GsbResult) -> str:
     if res.deff == 1.0 and res.n_verdicts == res.n_queries and res.n_raters is None:
         return "one verdict per query: nothing to cluster"
     if res.rater_clustered:
-        return f"clustered by query and by rater, {res.n_raters} raters"
+        t = f"; interval with t, {res.interval_df} df" if res.interval_df is not None else ""
+        return f"clustered by query and by rater, {res.n_raters} raters{t}"
     if res.n_raters is not None:
         return f"clustered by query; {res.n_raters} raters are too few to cluster by"
     return "clustered by query"

@@ -36,6 +36,10 @@ class ClusteredVariance:
     deff: float
     n_raters: int | None  # distinct raters among the verdicts raters made
     rater_clustered: bool
+    # Degrees of freedom of the interval's critical value when clustered by rater too (t with
+    # G − 1, G the clusters of the grouping the variance rests on: CGM 2011 use
+    # G = min(G_query, G_rater)); None: the normal quantile.
+    df: int | None = None
 
 
 def _codes(labels) -> np.ndarray:
@@ -95,11 +99,16 @@ def clustered_variance(x, query, rater=None, *, singleton=None) -> ClusteredVari
     use_raters = r is not None and n_raters >= MIN_RATER_CLUSTERS
     v_rater = v_pair = None
     robust = v_query
+    df = None
     if use_raters:
         v_rater = cluster_variance(e, r)
         v_pair = cluster_variance(e, q * (int(r.max()) + 1) + r)
         robust = max(v_query, v_rater, v_query + v_rater - v_pair)
+        n_groups = n_queries if robust == v_query else min(n_queries, int(np.unique(r).size))
+        df = max(1, n_groups - 1)
     deff = _deff(x, q, r if use_raters else None, naive, robust, n_queries)
+    if deff == 1.0 or np.all(x == x[0]):
+        df = None  # nothing clustered, or no variance estimated: nothing to correct
     return ClusteredVariance(
         naive=naive,
         query=v_query,
@@ -109,6 +118,7 @@ def clustered_variance(x, query, rater=None, *, singleton=None) -> ClusteredVari
         deff=deff,
         n_raters=n_raters,
         rater_clustered=use_raters,
+        df=df,
     )
 
 

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 from scipy.stats import binomtest
+from scipy.stats import t as t_dist
 
 from metrics.core.stats.interval import delta_se, design_effect, tango_interval, z_value
 from metrics.core.stats.planning import MoreQueries, describe_more_queries, more_queries_plan
@@ -66,6 +67,7 @@ class GsbResult:
     more_queries_limited_by: str | None = None
     n_raters: int | None = None  # distinct raters, when known
     rater_clustered: bool = False  # False: the interval describes these raters only
+    interval_df: int | None = None  # t critical value's degrees of freedom; None: normal
     identical_queries: int = 0
     identical_verdicts: int = 0
     position_bias: PositionBias | None = None
@@ -202,6 +204,7 @@ def gsb_from_query_counts(
     *,
     informative: np.ndarray | None = None,
     deff: float | None = None,
+    df: int | None = None,
     confidence: float = 0.95,
     threshold: float = 0.0,
     min_queries: int = 30,
@@ -222,6 +225,10 @@ def gsb_from_query_counts(
         Design effect computed from the verdicts (two-way, by query and rater:
         :func:`metrics.core.stats.cluster.clustered_variance`); default: by query alone from
         the counts (:func:`metrics.core.stats.interval.design_effect`).
+    df : int, optional
+        With few clusters (clustered by rater too), the interval uses the t quantile with ``df``
+        degrees of freedom instead of the normal one (Cameron, Gelbach and Miller 2011): Tango's
+        interval on the counts divided by ``deff·(t/z)²``.
     confidence, threshold, min_queries
         The manager's c, τ and n_min.
     bootstrap : bool
@@ -247,7 +254,7 @@ def gsb_from_query_counts(
     result = _result(
         good=int(g.sum()), same=int(s.sum()), bad=int(b.sum()), n_queries=int(g.size),
         n_informative=int(inf.sum()), deff=float(deff), sign=sign_test(g - b),
-        confidence=confidence, threshold=threshold, min_queries=int(min_queries),
+        confidence=confidence, threshold=threshold, min_queries=int(min_queries), df=df,
     )  # fmt: skip
     if bootstrap:
         _add_bootstrap(result, g - b, m, seed=seed, n_resamples=n_resamples)
@@ -257,11 +264,15 @@ def gsb_from_query_counts(
 def _result(
     *, good: int, same: int, bad: int, n_queries: int, n_informative: int, deff: float,
     sign: tuple[int, int, float], confidence: float, threshold: float, min_queries: int,
+    df: int | None = None,
 ) -> GsbResult:  # fmt: skip
     """Interval, decision and estimate from totals, the design effect and the sign test."""
     n_v = good + same + bad
     r = (good - bad) / n_v
-    low, high = tango_interval(good / deff, bad / deff, n_v / deff, confidence)
+    # A t critical value with few clusters: the same as Tango's z on counts shrunk by (t/z)².
+    widen = 1.0 if df is None else (t_dist.ppf(0.5 + confidence / 2, df) / z_value(confidence)) ** 2
+    shrink = deff * widen
+    low, high = tango_interval(good / shrink, bad / shrink, n_v / shrink, confidence)
     k, n_prime, p = sign
     settings = dict(threshold=threshold, confidence=confidence, min_queries=min_queries)
     decision, conclusive, reason = gsb_decision(
@@ -285,7 +296,7 @@ def _result(
         n_informative=n_informative,
         more_queries_low=None if plan is None else plan.low,
         more_queries_high=None if plan is None else plan.high,
-        more_queries_limited_by=None if plan is None else plan.limited_by,
+        more_queries_limited_by=None if plan is None else plan.limited_by, interval_df=df,
     )  # fmt: skip
 
 

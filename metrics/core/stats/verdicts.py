@@ -148,6 +148,7 @@ def gsb_from_verdicts(
         b,
         informative=informative,
         deff=clustered.deff,
+        df=clustered.df,
         confidence=confidence,
         threshold=threshold,
         min_queries=min_queries,

@@ -13,6 +13,7 @@ import pytest
 import statsmodels.api as sm
 from scipy.optimize import brentq
 from scipy.stats import norm
+from scipy.stats import t as t_dist
 
 from metrics.core.stats import (
     Decision,
@@ -95,9 +96,14 @@ def test_ten_raters_are_clustered_and_widen_the_interval():
     assert both.deff > by_query.deff
     naive = np.mean((x - x.mean()) ** 2) / x.size
     two_way = statsmodels_variance(x, np.column_stack([q, r]))
-    expected = max(statsmodels_variance(x, q), statsmodels_variance(x, r), two_way) / naive
+    v_query = statsmodels_variance(x, q)
+    expected = max(v_query, statsmodels_variance(x, r), two_way) / naive
     assert both.deff == pytest.approx(expected)
-    g, b, n = both.good / expected, both.bad / expected, both.n_verdicts / expected
+    # Few clusters: the critical value is t with min(G_query, G_rater) − 1 = 9 degrees of
+    # freedom (CGM 2011) when the rater side carries the variance, as here.
+    assert expected * naive > v_query and both.interval_df == 9
+    shrink = expected * (t_dist.ppf(0.975, 9) / Z95) ** 2
+    g, b, n = both.good / shrink, both.bad / shrink, both.n_verdicts / shrink
     assert (both.ci_low, both.ci_high) == pytest.approx(tango_interval(g, b, n))
     # Only the clustered standard error is reported.
     assert both.se == pytest.approx(math.sqrt(max(two_way, statsmodels_variance(x, q),
