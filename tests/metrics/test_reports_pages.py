@@ -289,3 +289,27 @@ def test_the_report_nav_links_the_label_sources_report(world, personas):
     html = personas.client_for("manager").get(url("dashboard")).content.decode()
     sources = reverse("metrics:sources", kwargs={"slug": "campaign-a"})
     assert f'href="{sources}"' in html
+
+
+def test_the_comparison_says_first_how_many_queries_a_system_lacks(world, personas):
+    # gamma has no results for q03 (of 8 queries): it counts as 0 there, and the page says so
+    # before any figure.
+    runs = {r.name: r.pk for r in world.runs}
+    client = personas.client_for("manager")
+    html = client.get(url("compare") + f"?a={runs['alpha']}&b={runs['gamma']}").content.decode()
+    notice = 'data-testid="missing-notice">B (gamma) has no results for 1 of the 8 queries.'
+    assert notice in html
+    assert html.index("missing-notice") < html.index('data-testid="comparison"')
+    html = client.get(url("compare") + f"?a={runs['alpha']}&b={runs['beta']}").content.decode()
+    assert "missing-notice" not in html
+
+
+def test_the_compare_api_says_how_many_queries_a_run_lacks(world, personas):
+    client = personas.client_for("manager")
+    answer = client.get(
+        f"/api/v1/campaigns/{SLUG}/scores/compare/", {"a": "alpha", "b": "gamma"}
+    ).json()
+    assert list(answer)[:2] == ["notice", "missing_queries"]
+    assert answer["missing_queries"] == {"a": 0, "b": 1}
+    assert answer["notice"].startswith("B (gamma) has no results for 1 of the 8 queries")
+    assert answer["n"] == 8  # counted as 0, not dropped
