@@ -24,6 +24,7 @@ from metrics import charts
 from metrics.comparison import COMPARE_SEED, comparison_report
 from metrics.drilldown import query_drilldown
 from metrics.forms import ScoresForm
+from metrics.paired import paired_context
 from metrics.presenting import age_text, basis_text, csv_response
 from metrics.report_charts import display_name
 from metrics.scores import JUDGED_WARNING
@@ -97,7 +98,7 @@ def _invalid(request: HttpRequest, campaign: Campaign, form: ScoresForm, templat
 @login_required
 @require_GET
 def systems(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign, form, fresh = _prepare(request, slug, light=True)
+    campaign, form, fresh = _prepare(request, slug, light=False)
     if fresh is None:
         return _invalid(request, campaign, form, "metrics/systems.html")
     context = _context(request, campaign, form, fresh)
@@ -133,8 +134,12 @@ def systems(request: HttpRequest, slug: str) -> HttpResponse:
         )
     if download:
         return _invalid_download(campaign, form, "systems, curves")
-    drawn = fresh.snapshot.charts
-    context["bars_svg"], context["curves_svg"] = drawn.get("bars"), drawn.get("curves")
+    context["curves_svg"] = fresh.snapshot.charts.get("curves")
+    context.update(
+        paired_context(
+            campaign, summary, fresh.snapshot.per_query, request.GET.get("baseline"), keys
+        )
+    )
     context["rows"] = [
         {"name": name, "system": s, "cells": [s["values"][key] for key in keys]}
         for name, s in zip(names, summary["systems"], strict=True)
