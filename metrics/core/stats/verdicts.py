@@ -121,41 +121,19 @@ def gsb_from_verdicts(
     -------
     GsbResult
     """
-    q = np.asarray(query_ids)
-    if q.ndim != 1 or q.size == 0:
-        raise ValueError("need at least one verdict")
-    n = q.size
-    v = parse_verdicts(verdicts)
-    if v.size != n:
-        raise ValueError("query_ids and verdicts must have the same length")
-    ident = np.zeros(n, bool) if identical is None else np.asarray(identical, dtype=bool)
-    if ident.shape != (n,):
-        raise ValueError("identical must have one entry per verdict")
-    if np.any(v[ident] != 0):
-        raise ValueError("a verdict on an identical-list task must be Same")
-
+    q, v, ident = _checked_rows(query_ids, verdicts, identical, raters)
     q_ids, q_idx = np.unique(q, return_inverse=True)
-    g = np.bincount(q_idx, weights=v == 1, minlength=q_ids.size).astype(np.int64)
-    s = np.bincount(q_idx, weights=v == 0, minlength=q_ids.size).astype(np.int64)
-    b = np.bincount(q_idx, weights=v == -1, minlength=q_ids.size).astype(np.int64)
-    if raters is not None and np.asarray(raters).shape != (n,):
-        raise ValueError("raters must have one entry per verdict")
-    clustered = clustered_variance(v, q_idx, raters, singleton=ident)
-    informative = np.bincount(q_idx, weights=~ident, minlength=q_ids.size) > 0
-    result = gsb_from_query_counts(
-        g,
-        s,
-        b,
-        informative=informative,
-        deff=clustered.deff,
-        df=clustered.df,
-        confidence=confidence,
-        threshold=threshold,
-        min_queries=min_queries,
-        bootstrap=bootstrap,
-        seed=seed,
-        n_resamples=n_resamples,
+    g, s, b = (
+        np.bincount(q_idx, weights=v == code, minlength=q_ids.size).astype(np.int64)
+        for code in (1, 0, -1)
     )
+    clustered = clustered_variance(v, q_idx, raters, singleton=ident)
+    result = gsb_from_query_counts(
+        g, s, b,
+        informative=np.bincount(q_idx, weights=~ident, minlength=q_ids.size) > 0,
+        deff=clustered.deff, df=clustered.df, confidence=confidence, threshold=threshold,
+        min_queries=min_queries, bootstrap=bootstrap, seed=seed, n_resamples=n_resamples,
+    )  # fmt: skip
     result.n_raters = clustered.n_raters
     result.rater_clustered = clustered.rater_clustered
     if raters is not None and not clustered.rater_clustered:
@@ -173,6 +151,25 @@ def gsb_from_verdicts(
     if raters is not None and agreement:
         _add_agreement(result, q, v, ident, raters, point)
     return result
+
+
+def _checked_rows(query_ids, verdicts, identical, raters):
+    """(query ids, coded verdicts, identical flags), each one entry per verdict, checked."""
+    q = np.asarray(query_ids)
+    if q.ndim != 1 or q.size == 0:
+        raise ValueError("need at least one verdict")
+    n = q.size
+    v = parse_verdicts(verdicts)
+    if v.size != n:
+        raise ValueError("query_ids and verdicts must have the same length")
+    ident = np.zeros(n, bool) if identical is None else np.asarray(identical, dtype=bool)
+    if ident.shape != (n,):
+        raise ValueError("identical must have one entry per verdict")
+    if np.any(v[ident] != 0):
+        raise ValueError("a verdict on an identical-list task must be Same")
+    if raters is not None and np.asarray(raters).shape != (n,):
+        raise ValueError("raters must have one entry per verdict")
+    return q, v, ident
 
 
 def _add_sides(result: GsbResult, v, ident, candidate_sides, chosen_sides) -> None:
