@@ -41,8 +41,8 @@ class DocumentAdmin(ScopedAdmin):
 
 @admin.register(m.System)
 class SystemAdmin(ScopedAdmin):
-    list_display = ("name", "campaign", "description", "n_runs")
-    list_filter = (("campaign", ScopedRelatedFilter),)
+    list_display = ("name", "campaign", "description", "is_production", "n_runs")
+    list_filter = (("campaign", ScopedRelatedFilter), "is_production")
     search_fields = ("name", "description", "campaign__name")
     list_select_related = ("campaign",)
     autocomplete_fields = ("campaign",)

@@ -12,6 +12,11 @@ class System(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="systems")
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
+    is_production = models.BooleanField(
+        default=False,
+        help_text="The system in production: the baseline the systems page compares the others "
+        "with, query by query.",
+    )
 
     class Meta:
         ordering = ["campaign", "name"]

@@ -24,7 +24,7 @@ from annotate.models import Comparison
 from annotate.selectors.progress import rater_progress_table
 from annotate.selectors_sxs import comparison_progress
 from metrics.core.stats import compare_runs
-from metrics.decide.ndcg import COMPARE_SEED
+from metrics.decide.ndcg import COMPARE_SEED, missing_notice, missing_queries
 from metrics.selectors.progress import pool_progress
 from metrics.services.scores_request import Scores, campaign_scores
 from metrics.services.snapshots import agreement_snapshot
@@ -179,7 +179,19 @@ class ComparedSystemSerializer(serializers.Serializer):
     system = serializers.CharField()
 
 
+class MissingQueriesSerializer(serializers.Serializer):
+    a = serializers.IntegerField(allow_null=True)
+    b = serializers.IntegerField(allow_null=True)
+
+
 class CompareSerializer(serializers.Serializer):
+    notice = serializers.CharField(
+        allow_null=True,
+        help_text="Set when a run has no results for some queries: they count as 0, and how many.",
+    )
+    missing_queries = MissingQueriesSerializer(
+        help_text="Campaign queries each run has no results for (counted as 0)."
+    )
     campaign = serializers.CharField()
     measure = serializers.CharField()
     basis = BasisSerializer()
@@ -255,8 +267,15 @@ class CompareView(APIView):
         head = _head(slug, scores)
         head.pop("measures")
         keep = ("run_id", "run", "system")
+        n_queries = scores.basis.get("n_queries")
+        missing = {"a": missing_queries(n_queries, a), "b": missing_queries(n_queries, b)}
+        notice = missing_notice(
+            n_queries, [(f"A ({a['run']})", missing["a"]), (f"B ({b['run']})", missing["b"])]
+        )
         return Response(
             {
+                "notice": notice,
+                "missing_queries": missing,
                 **head,
                 "measure": name,
                 "a": {k: a[k] for k in keep},

@@ -2,8 +2,13 @@
 
 Usage::
 
-    python -m metrics compare QRELS RUN_A RUN_B [-m MEASURE ...] [-c] [-l LEVEL]
+    python -m metrics compare QRELS RUN_A RUN_B [-m MEASURE ...] [--drop-missing] [-l LEVEL]
         [--seed S] [--top N] [--confidence C] [--adjust holm|bh|none] [--format json]
+
+A query the qrels judge and a run returns nothing for counts as 0 for that run (trec_eval's
+``-c``, here the default: dropping it would hide exactly the loss being measured); the output
+says at the top how many there were. ``--drop-missing`` compares only the queries both runs
+answer.
 
 For each measure: the means of A and B, the mean difference B − A, the paired t-test with its
 interval, the randomization test, the BCa bootstrap interval and the queries that gained and
@@ -60,7 +65,12 @@ def _parser() -> argparse.ArgumentParser:
         "-c",
         "--complete",
         action="store_true",
-        help="qrels queries missing from a run count as 0 (trec_eval -c)",
+        help="qrels queries missing from a run count as 0 (the default; kept for trec_eval habits)",
+    )
+    p.add_argument(
+        "--drop-missing",
+        action="store_true",
+        help="leave out the qrels queries a run has no results for (instead of counting them as 0)",
     )
     p.add_argument(
         "-l", "--level", type=float, default=1, help="relevance level for binary measures"
@@ -86,10 +96,14 @@ def _parser() -> argparse.ArgumentParser:
     return p  # fmt: skip
 
 
-def _evaluate(qrels, path: str, args) -> tuple[dict[str, dict[str, float]], list[str]]:
-    run = read_run(path)
+def _evaluate(qrels, path: str, args) -> tuple[dict[str, dict[str, float]], list[str], list[str]]:
+    """Per-query values of each measure, the qrels queries the run has no results for, and the
+    reader's warnings (trailing fields)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = read_run(path)
     with warnings.catch_warnings():
-        # The missing-query warning is reported in our own words below.
+        # The missing queries are reported in our own words, at the top.
         warnings.simplefilter("ignore")
         res = evaluate(
             qrels,
@@ -99,55 +113,47 @@ def _evaluate(qrels, path: str, args) -> tuple[dict[str, dict[str, float]], list
             gain=args.gain,
             discount=args.discount,
             ideal=args.ideal,
-            complete=args.complete,
+            complete=not args.drop_missing,
             depth=args.depth,
         )
     values = {name: res.query_values(name) for name in res.names if name not in _SKIP}
-    notes = [f"{path}: {w}" for w in res.warnings]
-    return values, notes
+    return values, list(res.missing), [str(w.message) for w in caught]
 
 
-def compare_files(args) -> dict:
-    """Evaluate both runs and compare them measure by measure (a JSON-ready dict)."""
-    if [args.qrels, args.run_a, args.run_b].count("-") > 1:
-        raise UsageError("only one of the files can be read from standard input")
-    qrels = read_qrels(args.qrels)
-    values_a, notes_a = _evaluate(qrels, args.run_a, args)
-    values_b, notes_b = _evaluate(qrels, args.run_b, args)
-    notes = notes_a + notes_b
-    seed = args.seed
-    if seed is None:
-        # A fresh seed, reported so the result can be reproduced.
-        seed = int(np.random.SeedSequence().entropy % 2**32)
+def missing_notice(label: str, path: str, missing: list[str], dropped: bool) -> str:
+    """One line for the top of the report: how many qrels queries a run lacks, and what then."""
+    n = len(missing)
+    shown = ", ".join(missing[:10]) + (f" and {n - 10} more" if n > 10 else "")
+    what = (
+        "left out of the comparison (--drop-missing)"
+        if dropped
+        else "counted as 0 for it (--drop-missing leaves them out)"
+    )
+    noun = "query" if n == 1 else "queries"
+    return f"run {label} ({path}) has no results for {n} qrels {noun}, {what}: {shown}"
+
+
+def _compare_measures(values_a, values_b, args, seed: int):
+    """compare_runs per measure on the queries both runs have values for."""
     comparisons: list[tuple[str, RunComparison]] = []
     n_queries = 0
     for name, per_a in values_a.items():
         per_b = values_b[name]
         common = sorted(set(per_a) & set(per_b))
-        dropped = len(set(per_a) ^ set(per_b))
-        if dropped and not comparisons:
-            noun = "query is" if dropped == 1 else "queries are"
-            notes.append(f"{dropped} {noun} evaluated in only one run and left out")
         if len(common) < 2:
             raise UsageError("fewer than two queries are evaluated in both runs")
         a = np.array([per_a[q] for q in common])
         b = np.array([per_b[q] for q in common])
-        comparisons.append(
-            (
-                name,
-                compare_runs(
-                    a,
-                    b,
-                    query_ids=np.array(common),
-                    confidence=args.confidence,
-                    seed=seed,
-                    n_resamples=args.resamples,
-                    top=args.top,
-                ),
-            )
-        )
+        result = compare_runs(
+            a, b, query_ids=np.array(common), confidence=args.confidence, seed=seed,
+            n_resamples=args.resamples, top=args.top,
+        )  # fmt: skip
+        comparisons.append((name, result))
         n_queries = len(common)
-    adjust = args.adjust if len(comparisons) > 1 else "none"
+    return comparisons, n_queries
+
+
+def _adjusted(comparisons, adjust: str) -> list[dict]:
     p_t = np.array([c.p_t for _, c in comparisons])
     p_r = np.array([c.p_randomization for _, c in comparisons])
     adjuster = {"holm": holm, "bh": benjamini_hochberg, "none": lambda p: p}[adjust]
@@ -158,7 +164,32 @@ def compare_files(args) -> dict:
         d["p_t_adjusted"] = float(adj_t[i])
         d["p_randomization_adjusted"] = float(adj_r[i])
         measures.append(d)
+    return measures
+
+
+def compare_files(args) -> dict:
+    """Evaluate both runs and compare them measure by measure (a JSON-ready dict)."""
+    if [args.qrels, args.run_a, args.run_b].count("-") > 1:
+        raise UsageError("only one of the files can be read from standard input")
+    qrels = read_qrels(args.qrels)
+    values_a, missing_a, notes_a = _evaluate(qrels, args.run_a, args)
+    values_b, missing_b, notes_b = _evaluate(qrels, args.run_b, args)
+    notes = notes_a + notes_b
+    notices = [
+        missing_notice(label, path, missing, args.drop_missing)
+        for label, path, missing in (("A", args.run_a, missing_a), ("B", args.run_b, missing_b))
+        if missing
+    ]
+    seed = args.seed
+    if seed is None:
+        # A fresh seed, reported so the result can be reproduced.
+        seed = int(np.random.SeedSequence().entropy % 2**32)
+    comparisons, n_queries = _compare_measures(values_a, values_b, args, seed)
+    adjust = args.adjust if len(comparisons) > 1 else "none"
     return {
+        "notices": notices,
+        "missing": {"run_a": missing_a, "run_b": missing_b},
+        "missing_counted_as_zero": not args.drop_missing,
         "qrels": args.qrels,
         "run_a": args.run_a,
         "run_b": args.run_b,
@@ -167,7 +198,7 @@ def compare_files(args) -> dict:
         "seed": seed,
         "n_resamples": args.resamples,
         "adjustment": adjust,
-        "measures": measures,
+        "measures": _adjusted(comparisons, adjust),
         "warnings": notes,
     }
 
@@ -176,10 +207,11 @@ def format_text(report: dict, precision: int = 4) -> str:
     """Readable report: one block per measure."""
     f = f".{precision}f"
     c = report["confidence"]
-    lines = [
+    lines = [f"note: {n}" for n in report["notices"]]
+    lines.append(
         f"B = {report['run_b']} against A = {report['run_a']} on {report['queries']} queries "
         f"(seed {report['seed']})"
-    ]
+    )
     for m in report["measures"]:
         t = m["t"] if isinstance(m["t"], str) else f"{m['t']:.4f}"
         adj = report["adjustment"]

@@ -2,8 +2,9 @@
 
 Output (``--format trec``, the default) is trec_eval's: ``%-22s\\t%s\\t%6.4f`` per line,
 ``num_*`` as whole numbers, per-query lines (``-q``) first, query by query in byte order, then
-the ``all`` lines; so it can be diffed against trec_eval. As in trec_eval, ``-q -c`` prints no
-lines for queries that have no results (they count as 0 in ``all``).
+the ``all`` lines; so it can be diffed against trec_eval. As in trec_eval 10, ``-q -c`` prints a
+line of zeros for each qrels query without results (they count as 0 in ``all``), and run lines
+with fields after the sixth are read with those fields ignored (one warning per file).
 """
 
 from __future__ import annotations
@@ -135,9 +136,8 @@ def _value_text(value: float, integer: bool, precision: int) -> str:
 def _rows(result, per_query: bool, precision: int, runid: str | None):
     """(measure, qid, value text) in trec_eval's printing order."""
     if per_query:
+        # With complete, queries without results have all-zero values: trec_eval 10 prints them.
         for i, qid in enumerate(result.qids):
-            if not result.evaluated[i]:
-                continue
             for name in result.names:
                 if name == "num_q":
                     continue
@@ -167,7 +167,6 @@ def format_result(
             doc["per_query"] = {
                 q: {n: float(result.per_query[n][i]) for n in result.names}
                 for i, q in enumerate(result.qids)
-                if result.evaluated[i]
             }
         return json.dumps(doc, indent=1) + "\n"
     rows = _rows(result, per_query, precision, runid)
@@ -198,10 +197,14 @@ def main(argv: list[str], *, prog: str, stdout: TextIO, stderr: TextIO) -> int:
 
         from metrics.core import evaluate, read_qrels, read_run, read_scored
 
-        if opts.scored is not None:
-            qrels, run = read_scored(opts.scored)
-        else:
-            qrels, run = read_qrels(opts.qrels), read_run(opts.run)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if opts.scored is not None:
+                qrels, run = read_scored(opts.scored)
+            else:
+                qrels, run = read_qrels(opts.qrels), read_run(opts.run)
+        for note in caught:
+            print(f"{prog}: warning: {note.message}", file=stderr)
         with warnings.catch_warnings():
             # The result carries its warnings; they are printed below, once.
             warnings.simplefilter("ignore")

@@ -132,7 +132,7 @@ def format_text(res: GsbResult) -> str:
     c = res.confidence
     lines = [_decision_line(res), ""]
     total = res.n_verdicts
-    lines.append(f"{total} verdicts on {res.n_queries} queries")
+    lines.append(f"{total} verdicts on {res.n_queries} queries" + _informative(res))
     lines.append(
         "  " + "   ".join(f"{k} {v} ({v / total:.1%})"
                           for k, v in (("Good", res.good), ("Same", res.same), ("Bad", res.bad)))
@@ -142,14 +142,10 @@ def format_text(res: GsbResult) -> str:
             f"  {res.identical_queries} identical-list queries counted as Same "
             f"({res.identical_verdicts} verdicts)"
         )
-    lines.append(f"GSB {_signed(res.gsb)}   standard error {res.se:.4f}")
+    lines.append(f"GSB {_signed(res.gsb)}   standard error {res.se:.4f} ({_clustering(res)})")
     lines.append(
         f"  {c:.0%} interval [{_signed(res.ci_low)}, {_signed(res.ci_high)}] (Tango score"
         + (f", design effect {res.deff:.2f})" if res.deff != 1.0 else ")")
-    )
-    lines.append(
-        f"  Wald cross-check [{_signed(max(-1.0, res.wald_low))}, "
-        f"{_signed(min(1.0, res.wald_high))}]"
     )
     if res.bootstrap_low is not None:
         lines.append(
@@ -187,16 +183,31 @@ def format_text(res: GsbResult) -> str:
     return "\n".join(lines)
 
 
+def _informative(res: GsbResult) -> str:
+    if res.n_informative == res.n_queries:
+        return ""
+    return f" ({res.n_informative} whose lists differ count towards the minimum)"
+
+
+def _clustering(res: GsbResult) -> str:
+    """Which clustering the standard error and the interval allow for."""
+    if res.deff == 1.0 and res.n_verdicts == res.n_queries and res.n_raters is None:
+        return "one verdict per query: nothing to cluster"
+    if res.rater_clustered:
+        t = f"; interval with t, {res.interval_df} df" if res.interval_df is not None else ""
+        return f"clustered by query and by rater, {res.n_raters} raters{t}"
+    if res.n_raters is not None:
+        return f"clustered by query; {res.n_raters} raters are too few to cluster by"
+    return "clustered by query"
+
+
 def _decision_line(res: GsbResult) -> str:
     if res.decision is Decision.LAUNCH:
         return f"Decision: LAUNCH ({res.reason})"
     if res.decision is Decision.DO_NOT_LAUNCH:
         kind = "conclusive" if res.conclusive else "not conclusive"
         return f"Decision: DO NOT LAUNCH, {kind} ({res.reason})"
-    return (
-        f"Decision: MORE DATA NEEDED ({res.reason}); about {res.more_queries:,} more queries "
-        "(an estimate)"
-    )
+    return f"Decision: MORE DATA NEEDED ({res.reason}); {res.more_queries_text}"
 
 
 def main(argv: list[str]) -> int:

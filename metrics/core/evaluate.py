@@ -224,6 +224,47 @@ def _missing_message(missing: list[str]) -> str:
     )
 
 
+def _check_options(gain: K.Gain, discount: str, ideal: str, depth: int | None) -> K.Gain:
+    """Validate the evaluation options; returns the checked gain."""
+    gain = K.check_gain(gain)
+    if discount not in K.DISCOUNTS:
+        raise ValueError(f"discount must be one of {', '.join(K.DISCOUNTS)}, not {discount!r}")
+    if ideal not in IDEALS:
+        raise ValueError(f"ideal must be one of {', '.join(IDEALS)}, not {ideal!r}")
+    if depth is not None and (not isinstance(depth, int | np.integer) or depth < 1):
+        raise ValueError(f"depth must be a positive whole number, not {depth!r}")
+    return gain
+
+
+def _values(specs, ctx: _Context, gain: K.Gain, complete: bool):
+    """(per_query, mean, names, integer names) of every requested measure."""
+    ranking = ctx.r
+    per_query: dict[str, np.ndarray] = {}
+    mean: dict[str, float] = {}
+    names: list[str] = []
+    integer: set[str] = set()
+    n = ranking.n_queries
+    for spec in specs:
+        if spec.info.summary == "text":
+            continue  # runid: a label for printing, not a number
+        values = _compute(spec, ctx, gain)
+        for out_name, vals in zip(spec.output_names(), values, strict=True):
+            if complete and not ranking.evaluated.all():
+                # trec_eval -c: a query without results adds 0 to every sum.
+                vals = np.where(ranking.evaluated, vals, 0.0)
+            per_query[out_name] = vals
+            mean[out_name] = _summary(spec, vals, n)
+            if spec.name == "gm_map" and complete:
+                missing_n = int((~ranking.evaluated).sum())
+                mean[out_name] = math.exp(
+                    (float(vals.sum()) + missing_n * math.log(MIN_GEO_MEAN)) / n
+                )
+            names.append(out_name)
+            if spec.info.is_integer:
+                integer.add(out_name)
+    return per_query, mean, names, integer
+
+
 def evaluate(
     qrels: Qrels | Mapping,
     run: Run | Mapping,
@@ -283,13 +324,7 @@ def evaluate(
     """
     specs = parse_measures(measures)
     level = _check_level(relevance_level)
-    gain = K.check_gain(gain)
-    if discount not in K.DISCOUNTS:
-        raise ValueError(f"discount must be one of {', '.join(K.DISCOUNTS)}, not {discount!r}")
-    if ideal not in IDEALS:
-        raise ValueError(f"ideal must be one of {', '.join(IDEALS)}, not {ideal!r}")
-    if depth is not None and (not isinstance(depth, int | np.integer) or depth < 1):
-        raise ValueError(f"depth must be a positive whole number, not {depth!r}")
+    gain = _check_options(gain, discount, ideal, depth)
     qrels, run = _coerce(qrels, run)
     ranking, missing = align(
         qrels, run, complete=complete, depth=depth, judged_docs_only=judged_docs_only
@@ -298,30 +333,7 @@ def evaluate(
         raise ValueError("no query has both results in the run and judgments in the qrels")
     top = qrels.max_grade if max_grade is None else float(max_grade)
     ctx = _Context(ranking, level, discount, ideal, top)
-
-    per_query: dict[str, np.ndarray] = {}
-    mean: dict[str, float] = {}
-    names: list[str] = []
-    integer: set[str] = set()
-    n = ranking.n_queries
-    for spec in specs:
-        if spec.info.summary == "text":
-            continue  # runid: a label for printing, not a number
-        values = _compute(spec, ctx, gain)
-        for out_name, vals in zip(spec.output_names(), values, strict=True):
-            if complete and not ranking.evaluated.all():
-                # trec_eval -c: a query without results adds 0 to every sum.
-                vals = np.where(ranking.evaluated, vals, 0.0)
-            per_query[out_name] = vals
-            mean[out_name] = _summary(spec, vals, n)
-            if spec.name == "gm_map" and complete:
-                missing_n = int((~ranking.evaluated).sum())
-                mean[out_name] = math.exp(
-                    (float(vals.sum()) + missing_n * math.log(MIN_GEO_MEAN)) / n
-                )
-            names.append(out_name)
-            if spec.info.is_integer:
-                integer.add(out_name)
+    per_query, mean, names, integer = _values(specs, ctx, gain, complete)
     notes: list[str] = []
     if missing and not complete:
         notes.append(_missing_message(missing))

@@ -46,6 +46,15 @@ class MeasureInfo:
         return self.summary in ("sum", "count")
 
 
+# trec_eval's bpref divides by min(N, R) judged non-relevant documents (as since trec_eval 8),
+# not by R as in Buckley & Voorhees (SIGIR 2004): with R = 3, N = 1 and the run n r r r,
+# trec_eval gives 0 and the paper 2/3. We compute trec_eval's, and say so.
+BPREF_DESCRIPTION = (
+    "binary preference as trec_eval computes it (non-relevant above divided by min(N, R); "
+    "Buckley & Voorhees 2004 divide by R)"
+)
+
+
 def _m(name: str, params: str, summary: str, trec: bool, doc: str, cut=()) -> MeasureInfo:
     return MeasureInfo(name, params, summary, trec, doc, tuple(cut))
 
@@ -62,7 +71,7 @@ MEASURES: dict[str, MeasureInfo] = {
         _m("map", "none", "mean", True, "mean average precision"),
         _m("gm_map", "none", "geometric", True, "geometric mean of AP (per query: log AP)"),
         _m("Rprec", "none", "mean", True, "precision after R documents, R = num_rel"),
-        _m("bpref", "none", "mean", True, "binary preference (Buckley & Voorhees 2004)"),
+        _m("bpref", "none", "mean", True, BPREF_DESCRIPTION),
         _m("recip_rank", "none", "mean", True, "reciprocal rank of the first relevant document"),
         _m("iprec_at_recall", "none", "mean", True, "interpolated precision at recall 0.0-1.0"),
         _m("P", "cutoffs", "mean", True, "precision at k (divides by k)", DEFAULT_CUTOFFS),

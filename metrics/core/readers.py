@@ -16,6 +16,7 @@ import io
 import math
 import re
 import sys
+import warnings
 from os import PathLike
 from pathlib import Path
 from typing import IO
@@ -32,6 +33,7 @@ _RUN_COLUMNS = ("qid", "q0", "docid", "rank", "score", "tag")
 _SCORED_COLUMNS = ("label", "qid", "score")
 _EXTRA = "_extra"
 _BAD = "_bad"
+_TRAILING = "_trailing"
 _BLANKS = re.compile(rb"[ \t\r\f\v]+")
 _EDGES = re.compile(rb"(?m)^ | $")
 
@@ -40,12 +42,20 @@ class _Layout:
     """What one file format looks like: columns, which are numbers, how to name them."""
 
     def __init__(
-        self, columns: tuple[str, ...], numeric: dict[str, str], usage: str, keep: tuple[str, ...]
+        self,
+        columns: tuple[str, ...],
+        numeric: dict[str, str],
+        usage: str,
+        keep: tuple[str, ...],
+        *,
+        trailing_ok: bool = False,
     ) -> None:
         self.columns = columns
         self.keep = list(keep)
         self.numeric = numeric  # column -> word used in messages ("grade", "score")
         self.usage = usage
+        # trec_eval reads a run line's first six fields and ignores the rest.
+        self.trailing_ok = trailing_ok
 
     @property
     def schema(self) -> dict[str, pl.DataType]:
@@ -61,8 +71,18 @@ QRELS = _Layout(
     _QRELS_COLUMNS, {"grade": "grade"}, "qid iter docno grade", ("qid", "docid", "grade")
 )
 RUN = _Layout(
-    _RUN_COLUMNS, {"score": "score"}, "qid Q0 docno rank score tag", ("qid", "docid", "score")
+    _RUN_COLUMNS,
+    {"score": "score"},
+    "qid Q0 docno rank score tag",
+    ("qid", "docid", "score"),
+    trailing_ok=True,
 )
+
+
+class TrailingFieldsWarning(UserWarning):
+    """Run lines had fields after the sixth; they were ignored, as trec_eval ignores them."""
+
+
 SCORED = _Layout(
     _SCORED_COLUMNS, {"label": "label", "score": "score"}, "label qid score", _SCORED_COLUMNS
 )
@@ -104,16 +124,22 @@ def _parse_csv(data: str | bytes, layout: _Layout) -> pl.DataFrame:
         quote_char=None,
         raise_if_empty=False,
         missing_columns="insert",
+        truncate_ragged_lines=layout.trailing_ok,
+        extra_columns="ignore" if layout.trailing_ok else "raise",
     )
     # Only the columns kept are materialised (no Q0, rank or tag strings). A line is bad when
-    # its last field is missing (too few), the sentinel is filled (too many), a kept field is
-    # empty or a number is NaN: one boolean column, computed in the same pass.
-    bad = pl.col(layout.columns[-1]).is_null() | pl.col(_EXTRA).is_not_null()
+    # its last field is missing (too few), the sentinel is filled (too many, unless trailing
+    # fields are allowed), a kept field is empty or a number is NaN: one boolean column,
+    # computed in the same pass.
+    extra = pl.col(_EXTRA).is_not_null()
+    bad = pl.col(layout.columns[-1]).is_null()
+    if not layout.trailing_ok:
+        bad = bad | extra
     for col in layout.keep:
         bad = bad | pl.col(col).is_null()
     for col in layout.numeric:
         bad = bad | pl.col(col).is_nan()
-    return frame.select(*layout.keep, bad.alias(_BAD)).collect()
+    return frame.select(*layout.keep, bad.alias(_BAD), extra.alias(_TRAILING)).collect()
 
 
 def _clean(df: pl.DataFrame) -> bool:
@@ -132,7 +158,7 @@ def _scan_for_error(data: bytes, name: str, layout: _Layout) -> ValueError:
         fields = line.split()
         if not fields:
             continue
-        if len(fields) != width:
+        if len(fields) < width or (len(fields) > width and not layout.trailing_ok):
             few = "too few" if len(fields) < width else "too many"
             return ValueError(
                 f"{name}:{lineno}: {few} columns: expected {width} ({layout.usage}), "
@@ -182,6 +208,22 @@ def _read_frame(source: Source, layout: _Layout) -> tuple[pl.DataFrame, str, str
     return df.drop(_BAD), name, data
 
 
+def _warn_trailing(df: pl.DataFrame, name: str, data: str | bytes) -> None:
+    """One warning per file for lines with fields after the sixth (trec_eval ignores them)."""
+    flags = df[_TRAILING].to_numpy()
+    if not flags.any():
+        return
+    first = int(np.argmax(flags))
+    line = _line_numbers(_raw_bytes(data))[first]
+    count = int(flags.sum())
+    warnings.warn(
+        f"{name}:{line}: {count} line{'s have' if count > 1 else ' has'} more than 6 fields; "
+        "the fields after the sixth are ignored, as trec_eval does",
+        TrailingFieldsWarning,
+        stacklevel=3,
+    )
+
+
 def _duplicate_error(name: str, data: str | bytes, dup: tuple[str, str, int, int], what: str):
     qid, docid, first_row, row = dup
     lines = _line_numbers(_raw_bytes(data))
@@ -192,7 +234,8 @@ def _duplicate_error(name: str, data: str | bytes, dup: tuple[str, str, int, int
 
 
 def _first_tag(data: str | bytes) -> str | None:
-    """The run tag of the first line (trec_eval's runid), without parsing the file again."""
+    """The run tag (sixth field) of the first line (trec_eval's runid), without parsing the
+    file again."""
     try:
         if isinstance(data, bytes):
             lines = iter(data[:65536].splitlines())
@@ -202,7 +245,7 @@ def _first_tag(data: str | bytes) -> str | None:
         for line in lines:
             fields = line.split()
             if fields:
-                return fields[-1].decode("utf-8", "replace")
+                return fields[min(5, len(fields) - 1)].decode("utf-8", "replace")
     except OSError:
         return None
     return None
@@ -228,6 +271,7 @@ def read_qrels(source: Source) -> Qrels:
         grade that is not a number, or a document judged twice for one query.
     """
     df, name, raw = _read_frame(source, QRELS)
+    df = df.drop(_TRAILING)
     qrels = Qrels._trusted(df.select("qid", "docid", "grade"))
     dup = qrels.duplicate()
     if dup is not None:
@@ -239,7 +283,8 @@ def read_run(source: Source) -> Run:
     """Read a TREC run file: ``qid Q0 docno rank score tag`` per line.
 
     The rank column is ignored (the order comes from the scores, ties broken by document id,
-    descending); scores are read as 64-bit floats.
+    descending); scores are read as 64-bit floats. Fields after the sixth are ignored, as
+    trec_eval ignores them, with one :class:`TrailingFieldsWarning` per file.
 
     Raises
     ------
@@ -248,6 +293,8 @@ def read_run(source: Source) -> Run:
         not a number, or a document listed twice for one query (naming both).
     """
     df, name, raw = _read_frame(source, RUN)
+    _warn_trailing(df, name, raw)
+    df = df.drop(_TRAILING)
     tag = _first_tag(raw) if df.height else None
     run = Run._trusted(df.select("qid", "docid", "score"), name=tag)
     dup = run.duplicate()
@@ -269,6 +316,7 @@ def read_scored(source: Source) -> tuple[Qrels, Run]:
         The labels as grades and the scores as the run.
     """
     df, _name, _raw = _read_frame(source, SCORED)
+    df = df.drop(_TRAILING)
     n = df.height
     width = len(str(max(n, 1)))
     # Descending ids in file order: line i (0-based) gets n - 1 - i, zero-padded to one width

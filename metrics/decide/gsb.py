@@ -132,8 +132,9 @@ def verdict_arrays(comparison: Comparison) -> VerdictArrays:
 def comparison_statistics(comparison: Comparison, arrays: VerdictArrays) -> GsbResult | None:
     """gsb_from_verdicts on the comparison's verdicts with its settings; None without any.
 
-    Verdicts are clustered by query. Per position, one rater answers several tasks of a query,
-    so agreement (which pairs raters on the same task) comes from a second call keyed by task.
+    Verdicts are clustered by query and by rater. Per position, one rater answers several tasks
+    of a query, so agreement (which pairs raters on the same task) comes from a second call keyed
+    by task.
     """
     if not len(arrays):
         return None
@@ -143,7 +144,8 @@ def comparison_statistics(comparison: Comparison, arrays: VerdictArrays) -> GsbR
     result = gsb_from_verdicts(
         arrays.query,
         arrays.value,
-        raters=None if per_position else arrays.rater,
+        raters=arrays.rater,
+        agreement=not per_position,
         candidate_sides=arrays.candidate_side,
         strengths=strengths,
         identical=arrays.identical,
@@ -280,11 +282,10 @@ def decision_text(result: GsbResult) -> DecisionText:
             "a launch.",
             "stop",
         )
-    more = result.more_queries or 0
     return DecisionText(
-        f"More data needed: about {more:,} more queries (an estimate)",
-        f"GSB {result.gsb:+.3f}, {interval}: {result.reason}. The estimate assumes the "
-        "rates seen so far hold.",
+        f"More data needed: {result.more_queries_text}",
+        f"GSB {result.gsb:+.3f}, {interval}: {result.reason}. The range allows for how "
+        "uncertain the rates seen so far still are.",
         "wait",
     )
 

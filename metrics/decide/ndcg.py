@@ -46,6 +46,9 @@ class ComparisonReport:
     edges: np.ndarray
     counts: np.ndarray
     differences: list[tuple[str, float, float, float]]  # by difference, largest gain first
+    missing_a: int | None = None  # campaign queries A has no results for (they count as 0)
+    missing_b: int | None = None
+    notice: str | None = None
 
     @property
     def listed_queries(self) -> list[str]:
@@ -72,6 +75,26 @@ class ComparisonReport:
             (float(lo), float(hi), int(n))
             for lo, hi, n in zip(self.edges[:-1], self.edges[1:], self.counts, strict=True)
         ]
+
+
+def missing_queries(n_queries: int | None, system: dict) -> int | None:
+    """Campaign queries the system has no results for (they count as 0), when known."""
+    with_results = system.get("queries_with_results")
+    if n_queries is None or with_results is None:
+        return None
+    return max(0, int(n_queries) - int(with_results))
+
+
+def missing_notice(n_queries: int | None, named: list[tuple[str, int | None]]) -> str | None:
+    """The line shown first: which system lacks results for how many queries, counted as 0."""
+    parts = [
+        f"{name} has no results for {n} of the {n_queries} queries"
+        for name, n in named
+        if n  # None (unknown) or 0: nothing to say
+    ]
+    if not parts:
+        return None
+    return "; ".join(parts) + ". They count as 0 (a query left out would hide exactly that loss)."
 
 
 def _name(system: dict) -> str:
@@ -135,6 +158,10 @@ def comparison_report(
     counts, _ = np.histogram(d, bins=edges)
     order = np.lexsort((np.array(qids), -d))
     differences = [(qids[i], float(x[i]), float(y[i]), float(d[i])) for i in order]
+    n_queries = summary.get("n_queries")
+    miss_a, miss_b = missing_queries(n_queries, sys_a), missing_queries(n_queries, sys_b)
+    notice = missing_notice(n_queries, [(f"A ({_name(sys_a)})", miss_a),
+                                        (f"B ({_name(sys_b)})", miss_b)])  # fmt: skip
     return (
         ComparisonReport(
             a=sys_a,
@@ -148,6 +175,9 @@ def comparison_report(
             edges=edges,
             counts=counts,
             differences=differences,
+            missing_a=miss_a,
+            missing_b=miss_b,
+            notice=notice,
         ),
         "",
     )

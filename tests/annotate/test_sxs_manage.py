@@ -161,6 +161,16 @@ def test_the_report_shows_seed_002_as_a_product_manager_reads_it(personas):
         assert value in html  # the reasons
 
 
+def test_the_report_shows_only_clustered_figures_and_says_when_raters_are_few(personas):
+    comparison = seed_002(personas)
+    html = personas.client_for("manager").get(report_url(comparison)).content.decode()
+    # No unclustered cross-check (seed 002's Wald interval is [−1.0626, 0.5626]).
+    assert "Wald" not in html and "0.5626" not in html and "-1.0626" not in html
+    assert "Standard error (clustered)" in html and 'data-testid="se">0.4146<' in html
+    # One rater judged every query: the interval cannot speak for raters in general.
+    assert "the interval describes these raters, not raters in general" in html
+
+
 def test_the_per_query_table_sorts_by_any_column(personas):
     comparison = seed_002(personas)
     client = personas.client_for("manager")

@@ -165,7 +165,13 @@ def test_no_verdicts_no_statistics(personas):
         ((70, 100, 30), 0.0, "Launch", "launch"),
         ((30, 100, 70), 0.0, "Do not launch — the candidate is worse, conclusively", "stop"),
         ((1, 1, 2), 0.0, "Do not launch — the candidate did not beat the bar", "stop"),
-        ((60, 90, 50), 0.0, "More data needed: about 1,525 more queries (an estimate)", "wait"),
+        (
+            (60, 90, 50),
+            0.0,
+            "More data needed: at least 119 more queries, with no upper end (an estimate at 80%; "
+            "central 1,525, set by the interval clearing the bar)",
+            "wait",
+        ),
         (
             (30, 100, 70),
             -0.1,

@@ -38,11 +38,15 @@ def test_the_systems_page_draws_every_system(world, live_server, page, artifacts
     assert page.get_by_role("heading", name="Campaign A: system scores").is_visible()
     assert "aggregated by mean" in page.get_by_test_id("basis").inner_text()
 
-    bars = page.get_by_test_id("bars-chart").locator("svg")
-    assert bars.get_attribute("aria-label") == "Systems: means with 95% intervals"
-    texts = chart_texts(page, "bars-chart")
-    for name in SYSTEMS:
-        assert name in texts  # the legend names each system
+    # Paired differences against the baseline (the first system until one is marked as in
+    # production), not unpaired per-system interval bars.
+    assert page.get_by_test_id("bars-chart").count() == 0
+    paired = page.get_by_test_id("paired-chart").locator("svg")
+    title = f"Difference from the baseline {SYSTEMS[0]}, paired by query"
+    assert paired.get_attribute("aria-label") == title
+    texts = chart_texts(page, "paired-chart")
+    for name in SYSTEMS[1:]:
+        assert name in texts  # the legend names each other system
     for label in ("NDCG@10", "MAP", "P@10", "MRR", "judged@10"):
         assert label in texts
     curves = chart_texts(page, "curves-chart")

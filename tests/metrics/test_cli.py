@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from pytrec_eval_ext import RelevanceEvaluator
@@ -64,14 +65,33 @@ def test_default_is_the_official_set_with_runid(files):
     assert "iprec_at_recall_0.00" in names and "P_1000" in names
 
 
-def test_complete_prints_no_lines_for_missing_queries_but_counts_them(files):
+def test_complete_prints_zero_lines_for_missing_queries_like_trec_eval_10(files):
     qrels, run, q, r = files
     _, out, err = call(q, r, "-m", "num_q", "-m", "map", "-q", "-c")
     parsed = parse_trec_output(out)
     assert int(parsed[("num_q", "all")]) == len(qrels)
     per_query = {qid for (name, qid) in parsed if name == "map" and qid != "all"}
-    assert per_query == set(qrels) & set(run)
+    assert per_query == set(qrels)
+    missing = set(qrels) - set(run)
+    assert missing  # the generated qrels have queries the run lacks
+    for qid in missing:
+        assert out.count(f"\t{qid}\t") == 1
+        assert f"{'map':<22}\t{qid}\t0.0000\n" in out
+    # Byte order throughout, the missing queries among the others, then the all lines.
+    assert [line.split("\t")[1] for line in out.splitlines()][: len(qrels)] == sorted(qrels)
     assert err == ""
+
+
+def test_run_lines_with_trailing_fields_are_accepted_with_one_warning(files, tmp_path):
+    qrels, run, q, r = files
+    text = Path(r).read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "trunc"
+    path.write_text("".join(f"{line} trailing words\n" for line in text), encoding="utf-8")
+    code, out, err = call(q, str(path), "-m", "map", "-m", "runid", "-q")
+    assert code == 0
+    assert out == call(q, r, "-m", "map", "-m", "runid", "-q")[1]
+    assert err.count("more than 6 fields") == 1
+    assert f"{path}:1: {len(text)} lines have more than 6 fields" in err
 
 
 def test_precision_json_and_csv(files):

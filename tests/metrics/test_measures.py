@@ -163,3 +163,20 @@ def test_per_query_and_array_constructors():
     assert len(qrels) == 3 and qrels.max_grade == 2.0
     res = evaluate(qrels, run, ["map", "P.1"])
     assert res.to_dict() == {"q1": {"map": 0.5, "P_1": 0.0}, "q2": {"map": 1.0, "P_1": 1.0}}
+
+
+def test_bpref_is_trec_evals_variant_and_its_row_says_so():
+    # R = 3 relevant, N = 1 judged non-relevant, run n1 r1 r2 r3: trec_eval (min(N, R) = 1 in the
+    # denominator) gives 0; Buckley & Voorhees 2004 (denominator R) would give 1 − 1/3 = 2/3.
+    from pytrec_eval_ext import RelevanceEvaluator
+
+    from metrics.core import evaluate
+    from metrics.core.measures import MEASURES
+
+    qrels = {"q": {"n1": 0, "r1": 1, "r2": 1, "r3": 1}}
+    run = {"q": {"n1": 4.0, "r1": 3.0, "r2": 2.0, "r3": 1.0}}
+    ref = RelevanceEvaluator(qrels, {"bpref"}).evaluate(run)["q"]["bpref"]
+    assert ref == 0.0
+    assert evaluate(qrels, run, ["bpref"]).mean["bpref"] == ref
+    doc = MEASURES["bpref"].doc
+    assert "trec_eval" in doc and "min(N, R)" in doc

@@ -130,3 +130,28 @@ def test_constructors_validate():
 def test_numeric_ids_become_their_decimal_text():
     run = Run.from_arrays(np.array([1, 1, 2]), np.array([10, 9, 10]), [0.5, 0.5, 1.0])
     assert run.to_dict() == {"1": {"10": 0.5, "9": 0.5}, "2": {"10": 1.0}}
+
+
+def test_run_lines_with_trailing_fields_are_read_as_trec_eval_reads_them():
+    # trec_eval reads the first six fields (its own test file results.trunc has words after the
+    # tag); the rest is ignored, with one warning for the file.
+    plain = "q Q0 a 1 2.5 tag\nq Q0 b 2 1.5 tag\nr Q0 c 1 1 tag\n"
+    trailing = "q Q0 a 1 2.5 tag and some words\nq Q0 b 2 1.5 tag\n\nr  Q0\tc 1 1 tag x\n"
+    data = io.BytesIO(trailing.encode())
+    data.name = "f"
+    with pytest.warns(UserWarning) as caught:
+        run = read_run(data)
+    assert [str(w.message) for w in caught] == [
+        "f:1: 2 lines have more than 6 fields; the fields after the sixth are ignored, "
+        "as trec_eval does"
+    ]
+    expected = read_run(io.BytesIO(plain.encode()))
+    assert run.to_dict() == expected.to_dict() == {"q": {"a": 2.5, "b": 1.5}, "r": {"c": 1.0}}
+    assert run.name == "tag"
+
+
+def test_qrels_lines_with_trailing_fields_are_still_refused():
+    data = io.BytesIO(b"q 0 a 1 extra\n")
+    data.name = "f"
+    with pytest.raises(ValueError, match="f:1: too many columns"):
+        read_qrels(data)

@@ -191,7 +191,7 @@ def test_the_systems_csv_matches_the_page(world, personas):
     [
         ("dashboard", 13),
         ("disagreements", 10),
-        ("systems", 11),
+        ("systems", 12),  # 11, plus the system marked as in production (the paired baseline)
         ("compare", 12),
         ("queries", 12),
         ("query", 15),
@@ -289,3 +289,73 @@ def test_the_report_nav_links_the_label_sources_report(world, personas):
     html = personas.client_for("manager").get(url("dashboard")).content.decode()
     sources = reverse("metrics:sources", kwargs={"slug": "campaign-a"})
     assert f'href="{sources}"' in html
+
+
+def test_the_comparison_says_first_how_many_queries_a_system_lacks(world, personas):
+    # gamma has no results for q03 (of 8 queries): it counts as 0 there, and the page says so
+    # before any figure.
+    runs = {r.name: r.pk for r in world.runs}
+    client = personas.client_for("manager")
+    html = client.get(url("compare") + f"?a={runs['alpha']}&b={runs['gamma']}").content.decode()
+    notice = 'data-testid="missing-notice">B (gamma) has no results for 1 of the 8 queries.'
+    assert notice in html
+    assert html.index("missing-notice") < html.index('data-testid="comparison"')
+    html = client.get(url("compare") + f"?a={runs['alpha']}&b={runs['beta']}").content.decode()
+    assert "missing-notice" not in html
+
+
+def test_the_compare_api_says_how_many_queries_a_run_lacks(world, personas):
+    client = personas.client_for("manager")
+    answer = client.get(
+        f"/api/v1/campaigns/{SLUG}/scores/compare/", {"a": "alpha", "b": "gamma"}
+    ).json()
+    assert list(answer)[:2] == ["notice", "missing_queries"]
+    assert answer["missing_queries"] == {"a": 0, "b": 1}
+    assert answer["notice"].startswith("B (gamma) has no results for 1 of the 8 queries")
+    assert answer["n"] == 8  # counted as 0, not dropped
+
+
+def _paired_cell(html: str, run_id: int) -> str:
+    start = html.index(f'<tr data-run="{run_id}">', html.index('data-testid="paired-table"'))
+    return html[start : html.index("</tr>", start)]
+
+
+def test_the_systems_page_shows_paired_differences_against_the_production_system(world, personas):
+    from scipy.stats import ttest_rel
+
+    from annotate.models import System
+    from metrics.core import evaluate
+    from metrics.services import scores_snapshot
+
+    client = personas.client_for("manager")
+    runs = {r.name: r for r in world.runs}
+    html = client.get(url("systems")).content.decode()
+    assert 'data-testid="bars-chart"' not in html  # no unpaired per-system bars
+    assert "Baseline: <strong>alpha</strong> (the first system" in html
+    System.objects.filter(campaign=world.campaign, name="beta").update(is_production=True)
+    html = client.get(url("systems")).content.decode()
+    assert "Baseline: <strong>beta</strong> (the system in production)" in html
+    # Each other system's NDCG@10 difference from beta, with scipy's paired t-interval.
+    from metrics.forms import ScoresForm
+
+    form = ScoresForm({}, campaign=world.campaign)
+    assert form.is_valid()
+    fresh = scores_snapshot(campaign=world.campaign, settings=form.settings, rule=form.rule,
+                            source=None, light=False)  # fmt: skip
+    per_run = fresh.snapshot.per_query["runs"]
+    key = fresh.summary["measures"][0]["key"]
+    beta = per_run[str(runs["beta"].pk)][key]
+    for name in ("alpha", "gamma"):
+        other = per_run[str(runs[name].pk)][key]
+        ref = ttest_rel(other, beta)
+        ci = ref.confidence_interval(0.95)
+        cell = _paired_cell(html, runs[name].pk)
+        diff = sum(other) / len(other) - sum(beta) / len(beta)
+        assert f"{diff:+.4f}" in cell.replace("+-", "-")
+        assert f"[{ci.low:.4f}, {ci.high:.4f}]" in cell
+        assert f"p = {ref.pvalue:.4f}" in cell
+    assert f'<tr data-run="{runs["beta"].pk}">' not in html[html.index("paired-table") :]
+    # The manager may pick another baseline.
+    html = client.get(url("systems") + f"?baseline={runs['gamma'].pk}").content.decode()
+    assert "Baseline: <strong>gamma</strong> (your pick)" in html
+    del evaluate

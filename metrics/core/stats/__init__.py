@@ -15,6 +15,7 @@ from metrics.core.stats.agreement import (
     rater_figures,
     reliability_matrix,
 )
+from metrics.core.stats.cluster import ClusteredVariance, cluster_variance, clustered_variance
 from metrics.core.stats.compare import (
     QueryChange,
     RunComparison,
@@ -30,17 +31,25 @@ from metrics.core.stats.gsb import (
     gsb_decision,
     gsb_from_counts,
     gsb_from_query_counts,
-    more_queries_estimate,
     sign_test,
 )
-from metrics.core.stats.interval import delta_se, design_effect, tango_interval, wald_interval
+from metrics.core.stats.interval import (
+    delta_se,
+    design_effect,
+    tango_interval,
+    tango_intervals,
+    wald_interval,
+)
+from metrics.core.stats.planning import MoreQueries, more_queries_plan
 from metrics.core.stats.position import PositionBias, ShuffleCheck, position_bias, shuffle_check
 from metrics.core.stats.verdicts import gsb_from_verdicts
 
 __all__ = [
     "AgreementSummary",
+    "ClusteredVariance",
     "Decision",
     "GsbResult",
+    "MoreQueries",
     "PositionBias",
     "QueryChange",
     "RaterFigures",
@@ -48,6 +57,8 @@ __all__ = [
     "ShuffleCheck",
     "agreement_summary",
     "benjamini_hochberg",
+    "cluster_variance",
+    "clustered_variance",
     "cohen_kappa",
     "compare_runs",
     "delta_se",
@@ -60,7 +71,7 @@ __all__ = [
     "gsb_from_verdicts",
     "holm",
     "krippendorff_alpha",
-    "more_queries_estimate",
+    "more_queries_plan",
     "paired_t_test",
     "pairwise_agreement",
     "position_bias",
@@ -70,5 +81,6 @@ __all__ = [
     "shuffle_check",
     "sign_test",
     "tango_interval",
+    "tango_intervals",
     "wald_interval",
 ]

@@ -12,34 +12,21 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 from scipy.stats import binomtest
+from scipy.stats import t as t_dist
 
-from metrics.core.stats.interval import (
-    delta_se,
-    design_effect,
-    score_null_variance,
-    tango_interval,
-    wald_interval,
-    z_value,
-)
+from metrics.core.stats.interval import delta_se, design_effect, tango_interval, z_value
+from metrics.core.stats.planning import MoreQueries, describe_more_queries, more_queries_plan
 from metrics.core.stats.position import PositionBias, ShuffleCheck
 from metrics.core.stats.resampling import DEFAULT_RESAMPLES, cluster_ratio_interval
 
 __all__ = [
-    "Z_BETA",
     "Decision",
     "GsbResult",
     "gsb_decision",
     "gsb_from_counts",
     "gsb_from_query_counts",
-    "more_queries_estimate",
     "sign_test",
 ]
-
-# z for power 0.8, as written in STATISTICS.md §3 (norm.ppf(0.8) = 0.841621…; the document's
-# rounded value is normative and is what reproduces its 1,525).
-Z_BETA = 0.8416
-# Cap of the more-queries estimate (reached only when GSB is within ~1e-6 of the bar).
-MAX_QUERIES_ESTIMATE = 10**12
 
 
 class Decision(enum.StrEnum):
@@ -60,13 +47,10 @@ class GsbResult:
     n_verdicts: int
     n_queries: int
     gsb: float
-    se: float  # delta method, unclustered (STATISTICS.md §1)
+    se: float  # clustered: √deff times the delta-method SE (STATISTICS.md §1)
     deff: float
-    se_clustered: float  # se · √deff
     ci_low: float
     ci_high: float
-    wald_low: float  # R ± z·SE, unclipped: a cross-check only
-    wald_high: float
     sign_k: int
     sign_n: int
     sign_p: float
@@ -77,6 +61,13 @@ class GsbResult:
     confidence: float
     threshold: float
     min_queries: int
+    n_informative: int  # queries whose two lists differ: what n_min counts
+    more_queries_low: int | None = None
+    more_queries_high: int | None = None  # None with "more data": no upper end
+    more_queries_limited_by: str | None = None
+    n_raters: int | None = None  # distinct raters, when known
+    rater_clustered: bool = False  # False: the interval describes these raters only
+    interval_df: int | None = None  # t critical value's degrees of freedom; None: normal
     identical_queries: int = 0
     identical_verdicts: int = 0
     position_bias: PositionBias | None = None
@@ -91,10 +82,24 @@ class GsbResult:
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
+    @property
+    def more_queries_text(self) -> str | None:
+        """The more-queries estimate as a range in words (None unless more data is needed)."""
+        if self.more_queries is None:
+            return None
+        plan = MoreQueries(
+            more=self.more_queries,
+            low=self.more_queries_low if self.more_queries_low is not None else self.more_queries,
+            high=self.more_queries_high,
+            limited_by=self.more_queries_limited_by or "interval",
+        )
+        return describe_more_queries(plan)
+
     def to_dict(self) -> dict:
         """JSON-ready dictionary (NaN becomes None, the decision its string value)."""
         out = asdict(self)
         out["decision"] = self.decision.value
+        out["more_queries_text"] = self.more_queries_text
         if self.strength_distribution is not None:
             dist = self.strength_distribution
             out["strength_distribution"] = {str(k): v for k, v in dist.items()}
@@ -129,48 +134,6 @@ def sign_test(y: np.ndarray) -> tuple[int, int, float]:
     return k, n_prime, float(binomtest(k, n_prime, 0.5).pvalue)
 
 
-def more_queries_estimate(
-    *,
-    good: float,
-    bad: float,
-    n_verdicts: float,
-    n_queries: int,
-    deff: float,
-    threshold: float,
-    confidence: float,
-    min_queries: int,
-) -> int:
-    """Estimated further queries for the interval to clear the threshold (STATISTICS.md §3).
-
-    ``δ = R − τ``, ``V₁ = p_G + p_B − R²``, ``V₀ = 2p̃(τ) + τ(1 − τ)``, ``m̄ = N/n``,
-    ``n_total = ⌈(deff/m̄)·((z√V₀ + z_β√V₁)/δ)²⌉`` with ``z_β = 0.8416`` (power 0.8), and
-    ``more = max(1, max(n_total, n_min) − n)``. An estimate, assuming the observed rates hold;
-    n_total is capped at 10¹².
-
-    Raises
-    ------
-    ValueError
-        If R ≤ τ (no number of further queries is expected to clear the bar).
-    """
-    r = (good - bad) / n_verdicts
-    delta = r - threshold
-    if delta <= 0.0:
-        raise ValueError("more queries cannot be estimated when GSB does not exceed the threshold")
-    z = z_value(confidence)
-    v1 = max(0.0, (good + bad) / n_verdicts - r * r)
-    v0 = max(0.0, score_null_variance(good, bad, n_verdicts, threshold))
-    m_bar = n_verdicts / n_queries
-    ratio = (z * math.sqrt(v0) + Z_BETA * math.sqrt(v1)) / delta
-    if ratio > 1e6:
-        # A GSB a hair above the bar: the estimate is astronomically large (and would overflow);
-        # cap it, the message is the same.
-        n_total = MAX_QUERIES_ESTIMATE
-    else:
-        # Rounding guard: (deff/m̄)·(...)² can land a hair above an integer it equals exactly.
-        n_total = min(MAX_QUERIES_ESTIMATE, math.ceil((deff / m_bar) * ratio**2 - 1e-9))
-    return max(1, max(n_total, min_queries) - n_queries)
-
-
 def gsb_decision(
     *,
     gsb: float,
@@ -187,8 +150,8 @@ def gsb_decision(
     """The decision of STATISTICS.md §3, with whether it is conclusive and why.
 
     - Do not launch when R ≤ τ (conclusive when also U < τ).
-    - Launch when L > τ, n ≥ n_min and (τ < 0 or the sign test favours the candidate at level
-      1 − c: p < 1 − c with more queries won than lost).
+    - Launch when L > τ, n ≥ n_min (``n_queries``: the informative queries) and (τ < 0 or the
+      sign test favours the candidate at level 1 − c: p < 1 − c with more queries won than lost).
     - More data needed otherwise.
     """
     if gsb <= threshold:
@@ -215,11 +178,33 @@ def _check_settings(confidence: float, threshold: float, min_queries: int) -> No
         raise ValueError(f"min_queries must be a non-negative integer, got {min_queries!r}")
 
 
+def _validated_counts(g, s, b) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    arrays = []
+    for name, x in (("g", g), ("s", s), ("b", b)):
+        arr = np.asarray(x)
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be a 1-d array of per-query counts")
+        if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
+            raise ValueError(f"{name} must hold whole numbers")
+        arrays.append(arr.astype(np.int64))
+    g, s, b = arrays
+    if not (g.shape == s.shape == b.shape):
+        raise ValueError("g, s and b must have the same length")
+    if np.any(g < 0) or np.any(s < 0) or np.any(b < 0):
+        raise ValueError("counts must be non-negative")
+    if g.size == 0 or np.any(g + s + b == 0):
+        raise ValueError("every query needs at least one verdict")
+    return g, s, b
+
+
 def gsb_from_query_counts(
     g: np.ndarray,
     s: np.ndarray,
     b: np.ndarray,
     *,
+    informative: np.ndarray | None = None,
+    deff: float | None = None,
+    df: int | None = None,
     confidence: float = 0.95,
     threshold: float = 0.0,
     min_queries: int = 30,
@@ -234,6 +219,16 @@ def gsb_from_query_counts(
     g, s, b : array_like of int, shape (n,)
         Good, Same and Bad verdicts of each query (identical-list queries count as Same once
         per rater they would have had).
+    informative : array_like of bool, shape (n,), optional
+        Queries whose two lists differ (default: all). Only these count towards n_min.
+    deff : float, optional
+        Design effect computed from the verdicts (two-way, by query and rater:
+        :func:`metrics.core.stats.cluster.clustered_variance`); default: by query alone from
+        the counts (:func:`metrics.core.stats.interval.design_effect`).
+    df : int, optional
+        With few clusters (clustered by rater too), the interval uses the t quantile with ``df``
+        degrees of freedom instead of the normal one (Cameron, Gelbach and Miller 2011): Tango's
+        interval on the counts divided by ``deff·(t/z)²``.
     confidence, threshold, min_queries
         The manager's c, τ and n_min.
     bootstrap : bool
@@ -247,89 +242,74 @@ def gsb_from_query_counts(
         The interval is Tango's applied to G/deff, B/deff, N/deff.
     """
     _check_settings(confidence, threshold, min_queries)
-    arrays = []
-    for name, x in (("g", g), ("s", s), ("b", b)):
-        arr = np.asarray(x)
-        if arr.ndim != 1:
-            raise ValueError(f"{name} must be a 1-d array of per-query counts")
-        if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
-            raise ValueError(f"{name} must hold whole numbers")
-        arrays.append(arr.astype(np.int64))
-    g, s, b = arrays
-    if not (g.shape == s.shape == b.shape):
-        raise ValueError("g, s and b must have the same length")
-    if np.any(g < 0) or np.any(s < 0) or np.any(b < 0):
-        raise ValueError("counts must be non-negative")
+    g, s, b = _validated_counts(g, s, b)
     m = g + s + b
-    if g.size == 0 or np.any(m == 0):
-        raise ValueError("every query needs at least one verdict")
-    gt, st, bt, n_v = int(g.sum()), int(s.sum()), int(b.sum()), int(m.sum())
-    r = (gt - bt) / n_v
-    deff = design_effect(g, b, m)
-    low, high = tango_interval(gt / deff, bt / deff, n_v / deff, confidence)
-    se = delta_se(gt, bt, n_v)
-    wald = wald_interval(gt, bt, n_v, confidence)
-    k, n_prime, p = sign_test(g - b)
-    decision, conclusive, reason = gsb_decision(
-        gsb=r,
-        ci_low=low,
-        ci_high=high,
-        n_queries=int(g.size),
-        sign_k=k,
-        sign_n=n_prime,
-        sign_p=p,
-        threshold=threshold,
-        confidence=confidence,
-        min_queries=int(min_queries),
-    )
-    more = None
-    if decision is Decision.MORE_DATA:
-        more = more_queries_estimate(
-            good=gt,
-            bad=bt,
-            n_verdicts=n_v,
-            n_queries=int(g.size),
-            deff=deff,
-            threshold=threshold,
-            confidence=confidence,
-            min_queries=int(min_queries),
-        )
-    result = GsbResult(
-        good=gt,
-        same=st,
-        bad=bt,
-        n_verdicts=n_v,
-        n_queries=int(g.size),
-        gsb=r,
-        se=se,
-        deff=deff,
-        se_clustered=se * math.sqrt(deff),
-        ci_low=low,
-        ci_high=high,
-        wald_low=wald[0],
-        wald_high=wald[1],
-        sign_k=k,
-        sign_n=n_prime,
-        sign_p=p,
-        decision=decision,
-        conclusive=conclusive,
-        more_queries=more,
-        reason=reason,
-        confidence=float(confidence),
-        threshold=float(threshold),
-        min_queries=int(min_queries),
-    )
+    inf = np.ones(g.size, bool) if informative is None else np.asarray(informative, bool)
+    if inf.shape != g.shape:
+        raise ValueError("informative must have one entry per query")
+    if deff is None:
+        deff = design_effect(g, b, m)
+    elif not (math.isfinite(deff) and deff >= 1.0):
+        raise ValueError(f"a design effect is at least 1, got {deff!r}")
+    result = _result(
+        good=int(g.sum()), same=int(s.sum()), bad=int(b.sum()), n_queries=int(g.size),
+        n_informative=int(inf.sum()), deff=float(deff), sign=sign_test(g - b),
+        confidence=confidence, threshold=threshold, min_queries=int(min_queries), df=df,
+    )  # fmt: skip
     if bootstrap:
-        if g.size < 2:
-            result.warnings.append("the bootstrap cross-check needs at least two queries")
-        else:
-            result.bootstrap_low, result.bootstrap_high = cluster_ratio_interval(
-                g - b, m, confidence=confidence, n_resamples=n_resamples, seed=seed
-            )
-            result.bootstrap_seed = seed
-            if g.size < 30:
-                result.warnings.append("bootstrap with fewer than 30 queries: do not rely on it")
+        _add_bootstrap(result, g - b, m, seed=seed, n_resamples=n_resamples)
     return result
+
+
+def _result(
+    *, good: int, same: int, bad: int, n_queries: int, n_informative: int, deff: float,
+    sign: tuple[int, int, float], confidence: float, threshold: float, min_queries: int,
+    df: int | None = None,
+) -> GsbResult:  # fmt: skip
+    """Interval, decision and estimate from totals, the design effect and the sign test."""
+    n_v = good + same + bad
+    r = (good - bad) / n_v
+    # A t critical value with few clusters: the same as Tango's z on counts shrunk by (t/z)².
+    widen = 1.0 if df is None else (t_dist.ppf(0.5 + confidence / 2, df) / z_value(confidence)) ** 2
+    shrink = deff * widen
+    low, high = tango_interval(good / shrink, bad / shrink, n_v / shrink, confidence)
+    k, n_prime, p = sign
+    settings = dict(threshold=threshold, confidence=confidence, min_queries=min_queries)
+    decision, conclusive, reason = gsb_decision(
+        gsb=r, ci_low=low, ci_high=high, n_queries=n_informative,
+        sign_k=k, sign_n=n_prime, sign_p=p, **settings,
+    )  # fmt: skip
+    if n_informative < n_queries and reason.startswith("fewer than"):
+        reason += " whose lists differ"
+    plan: MoreQueries | None = None
+    if decision is Decision.MORE_DATA:
+        plan = more_queries_plan(
+            good=good, bad=bad, n_verdicts=n_v, n_queries=n_queries, n_informative=n_informative,
+            deff=deff, sign_k=k, sign_n=n_prime, **settings,
+        )  # fmt: skip
+    return GsbResult(
+        good=good, same=same, bad=bad, n_verdicts=n_v, n_queries=n_queries, gsb=r,
+        se=delta_se(good, bad, n_v) * math.sqrt(deff), deff=deff, ci_low=low, ci_high=high,
+        sign_k=k, sign_n=n_prime, sign_p=p, decision=decision, conclusive=conclusive,
+        more_queries=None if plan is None else plan.more, reason=reason,
+        confidence=float(confidence), threshold=float(threshold), min_queries=min_queries,
+        n_informative=n_informative,
+        more_queries_low=None if plan is None else plan.low,
+        more_queries_high=None if plan is None else plan.high,
+        more_queries_limited_by=None if plan is None else plan.limited_by, interval_df=df,
+    )  # fmt: skip
+
+
+def _add_bootstrap(result: GsbResult, y, m, *, seed, n_resamples) -> None:
+    if y.size < 2:
+        result.warnings.append("the bootstrap cross-check needs at least two queries")
+        return
+    result.bootstrap_low, result.bootstrap_high = cluster_ratio_interval(
+        y, m, confidence=result.confidence, n_resamples=n_resamples, seed=seed
+    )
+    result.bootstrap_seed = seed
+    if y.size < 30:
+        result.warnings.append("bootstrap with fewer than 30 queries: do not rely on it")
 
 
 def gsb_from_counts(
@@ -343,27 +323,28 @@ def gsb_from_counts(
 ) -> GsbResult:
     """GSB from totals, taken as one verdict per query (n = N, deff = 1).
 
+    Constant memory whatever the counts: the sign test over N one-verdict queries is
+    ``binomtest(G, G + B)``, with nothing to expand per verdict.
+
     Examples
     --------
     >>> r = gsb_from_counts(70, 100, 30)
     >>> round(r.gsb, 4), round(r.ci_low, 4), round(r.ci_high, 4), r.decision.value
     (0.2, 0.1041, 0.2923, 'launch')
     """
+    _check_settings(confidence, threshold, min_queries)
     counts = []
     for name, x in (("G", g), ("S", s), ("B", b)):
         if isinstance(x, bool) or not isinstance(x, int | np.integer) or x < 0:
             raise ValueError(f"{name} must be a non-negative integer, got {x!r}")
         counts.append(int(x))
     g, s, b = counts
-    if g + s + b == 0:
+    n = g + s + b
+    if n == 0:
         raise ValueError("there are no verdicts (G + S + B = 0)")
-    # One verdict per query: expand to per-query indicator counts (one code path with clusters).
-    y = np.repeat(np.array([1, 0, -1], dtype=np.int64), [g, s, b])
-    return gsb_from_query_counts(
-        (y == 1).astype(np.int64),
-        (y == 0).astype(np.int64),
-        (y == -1).astype(np.int64),
-        confidence=confidence,
-        threshold=threshold,
-        min_queries=min_queries,
-    )
+    # One verdict per query: y_i > 0 for the G queries, < 0 for the B ones.
+    sign = (g, g + b, 1.0 if g + b == 0 else float(binomtest(g, g + b, 0.5).pvalue))
+    return _result(
+        good=g, same=s, bad=b, n_queries=n, n_informative=n, deff=1.0, sign=sign,
+        confidence=confidence, threshold=threshold, min_queries=int(min_queries),
+    )  # fmt: skip

@@ -19,6 +19,7 @@ __all__ = [
     "design_effect",
     "score_null_variance",
     "tango_interval",
+    "tango_intervals",
     "wald_interval",
     "z_value",
 ]
@@ -140,13 +141,52 @@ def tango_interval(g: float, b: float, n: float, confidence: float = 0.95) -> tu
     return float(low), float(high)
 
 
-def design_effect(g: np.ndarray, b: np.ndarray, m: np.ndarray) -> float:
-    """Design effect of verdicts clustered by query.
+def _tango_z_many(g, b, n, delta):
+    beta = -g - b + (2.0 * n - g + b) * delta
+    root_arg = np.maximum(0.0, beta * beta + 8.0 * n * b * delta * (1.0 - delta))
+    p_tilde = (-beta + np.sqrt(root_arg)) / (4.0 * n)
+    var = n * (2.0 * p_tilde + delta * (1.0 - delta))
+    num = g - b - n * delta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = num / np.sqrt(var)
+    return np.where(var > 0.0, z, np.where(num == 0.0, 0.0, np.copysign(np.inf, num)))
 
-    ``V_CR = Σ(y_i − R·m_i)² / N²`` (cluster-robust, ``y_i = g_i − b_i``) against the naive
-    ``V = (p_G + p_B − R²) / N`` gives ``deff = max(1, V_CR / V)``; ``deff = N/n`` when V = 0
-    (every verdict alike, so a query's further raters add nothing). With one verdict per query
-    ``V_CR = V`` and deff = 1.
+
+def tango_intervals(
+    g: np.ndarray, b: np.ndarray, n: np.ndarray, confidence: float = 0.95, *, steps: int = 60
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`tango_interval` for many count triples at once (vectorised bisection).
+
+    For simulations: ``steps`` halvings of ``[−1, R]`` and ``[R, 1]`` leave the ends within
+    2^−steps of the roots (60 steps: below 1e-18, i.e. exact in double precision).
+    """
+    g, b, n = (np.asarray(a, dtype=np.float64) for a in (g, b, n))
+    z = z_value(confidence)
+    r = (g - b) / n
+    ends = []
+    for sign, edge in ((1.0, -1.0 + _EDGE), (-1.0, 1.0 - _EDGE)):
+        # Lower end: Z(Δ) − z decreases from > 0 at the edge to −z at R; upper end: Z(Δ) + z.
+        reaches_edge = sign * (_tango_z_many(g, b, n, np.full_like(r, edge)) - sign * z) <= 0.0
+        inner, outer = r.copy(), np.full_like(r, edge)
+        for _ in range(steps):
+            mid = (inner + outer) / 2.0
+            past = sign * (_tango_z_many(g, b, n, mid) - sign * z) > 0.0
+            outer = np.where(past, mid, outer)
+            inner = np.where(past, inner, mid)
+        end = (inner + outer) / 2.0
+        ends.append(np.where(reaches_edge | (sign * r <= sign * edge), -sign, end))
+    return ends[0], ends[1]
+
+
+def design_effect(g: np.ndarray, b: np.ndarray, m: np.ndarray) -> float:
+    """Design effect of verdicts clustered by query alone, from per-query counts.
+
+    ``V_query = n/(n − 1) · Σ(y_i − R·m_i)² / N²`` (cluster-robust with its small-sample factor,
+    ``y_i = g_i − b_i``) against the naive ``V = (p_G + p_B − R²) / N`` gives
+    ``deff = max(1, V_query / V)``; ``deff = N/n`` when V = 0 (every verdict alike, so a query's
+    further raters add nothing); ``deff = 1`` with one verdict per query (nothing to cluster).
+    The raters' clustering needs the verdicts themselves:
+    :func:`metrics.core.stats.cluster.clustered_variance`.
 
     Parameters
     ----------
@@ -165,16 +205,18 @@ def design_effect(g: np.ndarray, b: np.ndarray, m: np.ndarray) -> float:
         raise ValueError("per-query counts must be non-empty 1-d arrays of the same length")
     if np.any(g < 0) or np.any(b < 0) or np.any(g + b > m) or np.any(m <= 0):
         raise ValueError("per-query counts need 0 <= g_i, b_i, g_i + b_i <= m_i and m_i > 0")
+    if np.all(m == 1):
+        return 1.0
     n_verdicts = float(m.sum())
     g_tot, b_tot = float(g.sum()), float(b.sum())
     # V = 0 exactly when every verdict is alike (all Good, all Bad or all Same); test the counts
     # rather than a rounded variance.
     if g_tot == n_verdicts or b_tot == n_verdicts or g_tot + b_tot == 0.0:
         return n_verdicts / g.size
-    y = g - b
+    n = g.size
     r = (g_tot - b_tot) / n_verdicts
-    v_cr = float(np.sum((y - r * m) ** 2)) / n_verdicts**2
+    factor = n / (n - 1) if n > 1 else 0.0
+    v_query = factor * float(np.sum((g - b - r * m) ** 2)) / n_verdicts**2
     v = ((g_tot + b_tot) / n_verdicts - r * r) / n_verdicts
-    ratio = v_cr / v
-    # With one verdict per query V_CR = V algebraically; rounding must not yield 1 + 1e-16.
+    ratio = v_query / v
     return 1.0 if ratio <= 1.0 + 1e-9 else ratio

@@ -15,6 +15,7 @@ from metrics.core.stats.agreement import (
     pairwise_agreement,
     reliability_matrix,
 )
+from metrics.core.stats.cluster import clustered_variance
 from metrics.core.stats.gsb import GsbResult, gsb_from_query_counts
 from metrics.core.stats.position import position_bias, shuffle_check
 from metrics.core.stats.resampling import DEFAULT_RESAMPLES
@@ -79,6 +80,7 @@ def gsb_from_verdicts(
     chosen_sides=None,
     strengths=None,
     identical=None,
+    agreement: bool = True,
     confidence: float = 0.95,
     threshold: float = 0.0,
     min_queries: int = 30,
@@ -95,8 +97,9 @@ def gsb_from_verdicts(
     verdicts : array_like, shape (k,)
         For the candidate: 'G'/'S'/'B' (or good/same/bad, +1/0/−1).
     raters : array_like, optional
-        Rater of each verdict; enables Krippendorff's ordinal alpha and raw agreement. A rater
-        may give one verdict per task.
+        Rater of each verdict: verdicts are then clustered by rater too (two-way, STATISTICS.md
+        §1), and Krippendorff's ordinal alpha and raw agreement are computed (a rater may then
+        give one verdict per query).
     candidate_sides : array_like, optional
         'left'/'right': where the candidate was shown; enables the shuffle check.
     chosen_sides : array_like, optional
@@ -106,7 +109,11 @@ def gsb_from_verdicts(
         1-3 or slightly/clearly/much (empty when not given); gives the −3 … +3 distribution,
         and agreement on that scale when every rated G/B verdict has one.
     identical : array_like of bool, optional
-        Rows of identical-list tasks (must be Same).
+        Rows of identical-list tasks (must be Same). A query whose every row is identical does
+        not count towards n_min; these rows are each their own rater cluster.
+    agreement : bool
+        Compute rater agreement (False when a rater answers several tasks of a query, as per
+        position: the raters still cluster the verdicts).
     confidence, threshold, min_queries, bootstrap, seed, n_resamples
         As in :func:`metrics.core.stats.gsb.gsb_from_query_counts`.
 
@@ -114,6 +121,40 @@ def gsb_from_verdicts(
     -------
     GsbResult
     """
+    q, v, ident = _checked_rows(query_ids, verdicts, identical, raters)
+    q_ids, q_idx = np.unique(q, return_inverse=True)
+    g, s, b = (
+        np.bincount(q_idx, weights=v == code, minlength=q_ids.size).astype(np.int64)
+        for code in (1, 0, -1)
+    )
+    clustered = clustered_variance(v, q_idx, raters, singleton=ident)
+    result = gsb_from_query_counts(
+        g, s, b,
+        informative=np.bincount(q_idx, weights=~ident, minlength=q_ids.size) > 0,
+        deff=clustered.deff, df=clustered.df, confidence=confidence, threshold=threshold,
+        min_queries=min_queries, bootstrap=bootstrap, seed=seed, n_resamples=n_resamples,
+    )  # fmt: skip
+    result.n_raters = clustered.n_raters
+    result.rater_clustered = clustered.rater_clustered
+    if raters is not None and not clustered.rater_clustered:
+        result.warnings.append(
+            f"only {clustered.n_raters} raters: the interval describes these raters, not raters "
+            f"in general (at least 10 are needed to allow for how raters differ)"
+        )
+    result.identical_verdicts = int(ident.sum())
+    result.identical_queries = int(np.unique(q_idx[ident]).size)
+
+    _add_sides(result, v, ident, candidate_sides, chosen_sides)
+    point = v.astype(np.float64)
+    if strengths is not None:
+        point = _add_strengths(result, v, ident, strengths)
+    if raters is not None and agreement:
+        _add_agreement(result, q, v, ident, raters, point)
+    return result
+
+
+def _checked_rows(query_ids, verdicts, identical, raters):
+    """(query ids, coded verdicts, identical flags), each one entry per verdict, checked."""
     q = np.asarray(query_ids)
     if q.ndim != 1 or q.size == 0:
         raise ValueError("need at least one verdict")
@@ -126,32 +167,9 @@ def gsb_from_verdicts(
         raise ValueError("identical must have one entry per verdict")
     if np.any(v[ident] != 0):
         raise ValueError("a verdict on an identical-list task must be Same")
-
-    q_ids, q_idx = np.unique(q, return_inverse=True)
-    g = np.bincount(q_idx, weights=v == 1, minlength=q_ids.size).astype(np.int64)
-    s = np.bincount(q_idx, weights=v == 0, minlength=q_ids.size).astype(np.int64)
-    b = np.bincount(q_idx, weights=v == -1, minlength=q_ids.size).astype(np.int64)
-    result = gsb_from_query_counts(
-        g,
-        s,
-        b,
-        confidence=confidence,
-        threshold=threshold,
-        min_queries=min_queries,
-        bootstrap=bootstrap,
-        seed=seed,
-        n_resamples=n_resamples,
-    )
-    result.identical_verdicts = int(ident.sum())
-    result.identical_queries = int(np.unique(q_idx[ident]).size)
-
-    _add_sides(result, v, ident, candidate_sides, chosen_sides)
-    point = v.astype(np.float64)
-    if strengths is not None:
-        point = _add_strengths(result, v, ident, strengths)
-    if raters is not None:
-        _add_agreement(result, q, v, ident, raters, point)
-    return result
+    if raters is not None and np.asarray(raters).shape != (n,):
+        raise ValueError("raters must have one entry per verdict")
+    return q, v, ident
 
 
 def _add_sides(result: GsbResult, v, ident, candidate_sides, chosen_sides) -> None:

@@ -24,6 +24,7 @@ from metrics.decide.ndcg import COMPARE_SEED, ComparisonReport, comparison_repor
 from metrics.reports import charts
 from metrics.reports import scores_tables as tables
 from metrics.reports.forms import ScoresForm
+from metrics.reports.paired import paired_context
 from metrics.reports.presenting import age_text, basis_text, csv_response
 from metrics.reports.snapshot_charts import display_name
 from metrics.selectors.drilldown import query_drilldown
@@ -130,7 +131,7 @@ def _download(request: HttpRequest, page: _Page, downloads: Downloads, notes: li
 @login_required
 @require_GET
 def systems(request: HttpRequest, slug: str) -> HttpResponse:
-    page = _page(request, slug, "metrics/systems.html", light=True)
+    page = _page(request, slug, "metrics/systems.html", light=False)
     if isinstance(page, HttpResponse):
         return page
     summary, settings = page.summary, page.form.settings
@@ -145,8 +146,10 @@ def systems(request: HttpRequest, slug: str) -> HttpResponse:
     keys = [m["key"] for m in summary["measures"]]
     context = {
         **page.context,
-        "bars_svg": drawn.get("bars"),
         "curves_svg": drawn.get("curves"),
+        **paired_context(
+            page.campaign, summary, page.fresh.snapshot.per_query, request.GET.get("baseline"), keys
+        ),
         "rows": [
             {"name": name, "system": s, "cells": [s["values"][key] for key in keys]}
             for name, s in zip(page.names, summary["systems"], strict=True)

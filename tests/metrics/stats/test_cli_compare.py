@@ -123,3 +123,40 @@ def test_through_python_dash_m(files):
     assert proc.returncode == 0, proc.stderr
     (m,) = json.loads(proc.stdout)["measures"]
     assert round(m["p_t"], 4) == 0.0616
+
+
+def _drop_queries(path: Path, queries: set[str]) -> None:
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(x for x in lines if x.split()[0] not in queries) + "\n")
+
+
+def test_a_query_a_run_lacks_counts_as_0_and_is_announced_first(files, capsys):
+    # Run B returns nothing for q1, q3 and q5: dropping them would compare three queries only.
+    from scipy.stats import ttest_rel
+
+    _drop_queries(files / "b", {"q1", "q3", "q5"})
+    assert main(args(files, "-m", "P.100", "--seed", "3")) == 0
+    text = capsys.readouterr().out
+    first = text.splitlines()[0]
+    assert first.startswith(f"note: run B ({files / 'b'}) has no results for 3 qrels queries")
+    assert "counted as 0" in first and first.endswith("q1, q3, q5")
+    b_zero = [0.60, 0.0, 0.68, 0.0, 0.80, 0.0]
+    ref = ttest_rel(b_zero, A)
+    assert "on 6 queries" in text
+    assert f"difference {sum(b_zero) / 6 - sum(A) / 6:+.4f}" in text
+    assert f"t = {ref.statistic:.4f}, p = {ref.pvalue:.4f}" in text
+    assert main(args(files, "-m", "P.100", "--seed", "3", "--format", "json")) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["missing"] == {"run_a": [], "run_b": ["q1", "q3", "q5"]}
+    assert out["queries"] == 6 and out["notices"][0] == first.removeprefix("note: ")
+
+
+def test_drop_missing_compares_only_the_queries_both_runs_answer(files, capsys):
+    from scipy.stats import ttest_rel
+
+    _drop_queries(files / "b", {"q1", "q3", "q5"})
+    assert main(args(files, "-m", "P.100", "--seed", "3", "--drop-missing")) == 0
+    text = capsys.readouterr().out
+    assert "left out of the comparison (--drop-missing)" in text.splitlines()[0]
+    ref = ttest_rel([B[0], B[2], B[4]], [A[0], A[2], A[4]])
+    assert "on 3 queries" in text and f"p = {ref.pvalue:.4f}" in text

@@ -41,15 +41,19 @@ def test_the_text_summary_reads_like_a_decision(capsys):
     assert main(["--counts", "60", "90", "50"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("Decision: MORE DATA NEEDED")
-    assert "about 1,525 more queries (an estimate)" in text
+    # A range (the 80% interval for GSB reaches below 0: no upper end), the formula's 1,525 inside.
+    assert "at least 119 more queries, with no upper end" in text
+    assert "central 1,525, set by the interval clearing the bar" in text
     assert "95% interval [-0.0529, +0.1518]" in text
     assert "p = 0.3909" in text
 
 
-def test_the_wald_cross_check_is_shown_clipped(capsys):
+def test_only_clustered_figures_are_shown_no_wald_cross_check(capsys):
+    # The unclustered Wald interval of seed 002 ([−1.0626, 0.5626]) is no longer printed.
     assert main(["--counts", "1", "1", "2"]) == 0
     text = capsys.readouterr().out
-    assert "Wald cross-check [-1.0000, +0.5626]" in text
+    assert "Wald" not in text and "0.5626" not in text
+    assert "standard error 0.4146 (one verdict per query: nothing to cluster)" in text
     assert "DO NOT LAUNCH, not conclusive" in text
 
 
