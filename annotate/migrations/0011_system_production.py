@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotate', '0009_poolitem_leased'),
+        ('annotate', '0010_sxstask_counted'),
     ]
 
     operations = [
