@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from annotate.models import Campaign
 from annotate.selectors import campaign_managed_by
 from annotate.services.imports import ImportFailed
-from annotate.services.labels.clicks import DEFAULT_MIN_IMPRESSIONS, derive_clicks
+from annotate.services.labels.clicks import DEFAULT_MIN_EXPECTED_CLICKS, derive_clicks
 from annotate.services.labels.competitor import import_competitor
 from annotate.services.labels.logs import import_log
 from annotate.services.labels.purchases import derive_purchases
@@ -90,19 +90,30 @@ def describe(source: SourceSummary) -> str:
             f"{p['unknown_query_lines']:,} for other queries"
         )
     if source.kind == "clicks" and "thresholds" in p:
-        steps = ", ".join(
-            f"ratio ≥ {t['ratio_at_least']:g}: {t['grade']:g}" for t in p["thresholds"]
-        )
-        return (
-            f"clicks over expected clicks from log {p['log']!r}: {steps}, else "
-            f"{p['below_last_threshold_grade']:g}; at least {p['min_impressions']} impressions"
-        )
+        return _describe_clicks(p)
     if source.kind == "purchases" and "bought_grade" in p:
         return (
             f"purchases from log {p['log']!r}: bought {p['bought_grade']:g}, shown and not "
             f"bought {p['not_bought_grade']:g}"
         )
     return f"imported from {p['file']}" if p.get("file") else "imported"
+
+
+def _describe_clicks(p: dict) -> str:
+    steps = ", ".join(f"ratio ≥ {t['ratio_at_least']:g}: {t['grade']:g}" for t in p["thresholds"])
+    steps = f"{steps}, else {p['below_last_threshold_grade']:g}"
+    if p.get("model") != "pbm":
+        return (
+            f"clicks over expected clicks from log {p['log']!r}: {steps}; "
+            f"at least {p['min_impressions']} impressions"
+        )
+    return (
+        f"clicks over expected clicks from log {p['log']!r} (position-based click model; "
+        f"expected: an average document of the query in the same places; shrunk toward the "
+        f"query's mean with k = {p['prior_strength']:.3g}): {steps}; "
+        f"{p['too_little_data']:,} of {p['pairs']:,} pairs had fewer than "
+        f"{p['min_expected_clicks']:g} expected clicks: too little data, not labelled"
+    )
 
 
 def _export_query(source: SourceSummary, report: SourcesReport) -> str:
@@ -269,9 +280,10 @@ def _log(campaign: Campaign, data: dict):
 def _derive(campaign: Campaign, data: dict):
     log, name = data["log"], data["name"] or data["log"].name
     if data["method"] == "clicks":
+        floor = data["min_expected_clicks"]
         return derive_clicks(
             log=log, name=name, thresholds=data["thresholds"], replace=data["replace"],
-            min_impressions=data["min_impressions"] or DEFAULT_MIN_IMPRESSIONS,
+            min_expected_clicks=DEFAULT_MIN_EXPECTED_CLICKS if floor is None else floor,
         )  # fmt: skip
     return derive_purchases(
         log=log, name=name, min_impressions=data["min_impressions"] or 1, replace=data["replace"]
