@@ -156,18 +156,6 @@ def _ctr_labels(log: BehaviourLog, rows: dict, min_impressions: int) -> tuple[di
     return {**picked, "ratio": scores.ratio[keep]}, params
 
 
-def _several_positions(rows: dict) -> int:
-    """How many pairs were shown at two or more positions (what lets EM tell position from
-    attractiveness)."""
-    if not rows["query"].size:
-        return 0
-    key = np.lexsort((rows["document"], rows["query"]))
-    q, d = rows["query"][key], rows["document"][key]
-    first = np.r_[True, (q[1:] != q[:-1]) | (d[1:] != d[:-1])]
-    per_pair = np.diff(np.r_[np.flatnonzero(first), q.size])
-    return int((per_pair >= 2).sum())
-
-
 def _pbm_labels(log: BehaviourLog, rows: dict, min_expected: float) -> tuple[dict, dict]:
     """The click model: (labels as arrays, params)."""
     positions, pos_imp, pos_clk = log_positions(log)
@@ -191,7 +179,7 @@ def _pbm_labels(log: BehaviourLog, rows: dict, min_expected: float) -> tuple[dic
             "log_likelihood": round(scores.fit.log_likelihood, 3),
         },
         "pairs": int(keep.size),
-        "pairs_at_several_positions": _several_positions(rows),
+        "pairs_at_several_positions": scores.fitted_pairs,
         "labels": int(keep.sum()),
         "too_little_data": int((~keep).sum()),
     }
