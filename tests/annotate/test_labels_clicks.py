@@ -1,4 +1,5 @@
-"""Clicks over expected clicks and purchases, against hand-computed examples.
+"""Clicks over expected clicks (the earlier `ctr` model, kept as `--model ctr`) and purchases,
+against hand-computed examples.
 
 The log below has, over all its rows (the filler query "zz" included):
 
