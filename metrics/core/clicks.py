@@ -173,7 +173,7 @@ def _em_start(pair, position, impressions, clicks, n_pairs, n_positions, examina
         shown = np.bincount(position, weights=impressions, minlength=n_positions)
         hit = np.bincount(position, weights=clicks, minlength=n_positions)
         examination = hit / np.maximum(shown, 1)
-        examination = examination / max(float(examination.max()), _EPS)
+        examination = examination / max(float(examination.max(initial=0)), _EPS)
     gamma = _examination(np.asarray(examination, dtype=np.float64))
     exams = np.bincount(pair, weights=impressions * gamma[position], minlength=n_pairs)
     hits = np.bincount(pair, weights=clicks, minlength=n_pairs)
@@ -272,18 +272,18 @@ def fit_pbm(
     while the grade thresholds are 25% and more apart."""
     step = _PBMStep(pair, position, impressions, clicks, n_pairs, n_positions)
     gamma, alpha = _em_start(pair, position, step.imp, step.clk, n_pairs, n_positions, examination)
-    converged, iterations = False, 0
+    converged, iterations = not step.imp.size, 0  # no rows: nothing to fit, γ as it starts
     ll = step.log_likelihood(gamma, alpha)
     while iterations < max_iter and not converged:
         iterations += 1
         new_gamma, new_alpha = _squarem(step, gamma, alpha)
-        change = np.abs(new_gamma / new_gamma.max() - gamma / gamma.max()).max()
+        change = np.abs(new_gamma / new_gamma.max() - gamma / gamma.max()).max(initial=0)
         gamma, alpha, before = new_gamma, new_alpha, ll
         ll = step.log_likelihood(gamma, alpha)
         # Or the likelihood is flat: documents seldom shown at two positions leave γ adrift
         # along a ridge where nothing is learnt.
         converged = bool(change <= tol or ll - before <= _FLAT * abs(ll))
-    scale = max(float(gamma.max()), _EPS)
+    scale = max(float(gamma.max(initial=0)), _EPS)
     return PBMFit(gamma / scale, alpha * scale, iterations, converged, ll)
 
 
@@ -359,7 +359,7 @@ def _own_rate(position, impressions, clicks, n_positions: int, given) -> np.ndar
         np.bincount(position, weights=impressions, minlength=n_positions), 1
     )
     start = own if given is None else np.where(np.isnan(given), own, given)
-    return start / max(float(start.max()), _EPS)
+    return start / max(float(start.max(initial=0)), _EPS)
 
 
 def click_model_scores(

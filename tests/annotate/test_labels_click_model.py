@@ -169,3 +169,15 @@ def test_the_floor_and_the_model_are_parameters(tmp_path):
         derive_clicks(log=w, name="x", model="ubm")
     assert not LabelSource.objects.filter(name="clicks:x").exists()
     assert campaign.label_sources.count() == 3
+
+
+@pytest.mark.django_db
+def test_a_log_with_nothing_of_the_campaign_derives_no_labels(tmp_path):
+    campaign = campaign_create(name="Empty", slug="empty")
+    add_queries(campaign, "q1")
+    text = "qid,docno,position,impressions,clicks\nzz,x,1,100,40\nzz,y,2,100,20\n"
+    import_log(campaign=campaign, file=write(tmp_path, "w.csv", text), name="w")
+    summary = derive_clicks(log=BehaviourLog.objects.get(name="w"), name="w")
+    params = LabelSource.objects.get(name="clicks:w").params
+    assert summary.created == 0 and params["pairs"] == 0 and params["too_little_data"] == 0
+    assert params["em"] == {"iterations": 0, "converged": True, "log_likelihood": 0.0}
