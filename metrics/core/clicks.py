@@ -47,6 +47,7 @@ __all__ = [
     "ClickModelScores",
     "CtrScores",
     "PBMFit",
+    "check_thresholds",
     "click_model_scores",
     "ctr_by_position",
     "ctr_ratio_scores",
@@ -70,6 +71,7 @@ def default_thresholds(n_grades: int) -> list[float]:
 
 
 def check_thresholds(thresholds: Sequence[float]) -> None:
+    """ValueError unless the thresholds are positive, finite and strictly decreasing."""
     if not np.all(np.isfinite(thresholds)) or any(v <= 0 for v in thresholds):
         raise ValueError("thresholds must be positive numbers")
     if any(b >= a for a, b in pairwise(thresholds)):
