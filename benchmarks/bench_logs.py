@@ -18,6 +18,16 @@ memory of that process (VmHWM, reported by the child itself). Refuses to run wit
         .venv/bin/python benchmarks/bench_logs.py --log /tmp/bench-10M.csv
 
 ``--log PATH`` keeps the generated file there (and reuses it when it exists).
+
+``--baseline DIR`` compares with another version of the code on the same data in the same run:
+DIR is a plain copy of that version (e.g. ``git archive <commit> | tar -x -C DIR``). Both
+versions import the same file (as two logs), then each derives click labels from the same
+stored log, alternately, twice; the script prints each time and the ratios (this version over
+the baseline)::
+
+    mkdir -p /tmp/clicks-base && git archive <commit> | tar -x -C /tmp/clicks-base
+    DATABASE_URL=sqlite:////tmp/bench_logs.sqlite3 .venv/bin/python benchmarks/bench_logs.py \\
+        --rows 2000000 --baseline /tmp/clicks-base
 """
 
 from __future__ import annotations
@@ -101,12 +111,13 @@ runpy.run_path("manage.py", run_name="__main__")
 """
 
 
-def timed(*args: str) -> tuple[float, float, float, str]:
-    """(wall seconds, CPU seconds, peak RSS in MB, output) of one manage.py command; the CPU
-    time is the command's own (on PostgreSQL the server's work is not in it)."""
+def timed(*args: str, cwd: Path = ROOT) -> tuple[float, float, float, str]:
+    """(wall seconds, CPU seconds, peak RSS in MB, output) of one manage.py command (of the
+    code in ``cwd``); the CPU time is the command's own (on PostgreSQL the server's work is
+    not in it)."""
     t0 = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", _WRAPPER, *args], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-c", _WRAPPER, *args], capture_output=True, text=True, cwd=cwd
     )
     wall = time.perf_counter() - t0
     if done.returncode:
@@ -114,6 +125,35 @@ def timed(*args: str) -> tuple[float, float, float, str]:
     report = done.stderr.rsplit("PEAK_RSS_KB=", 1)[1].split()
     cpu = float(report[1].removeprefix("CPU_S="))
     return wall, cpu, int(report[0]) / 1024, done.stdout.strip()
+
+
+def compare(path: Path, baseline: Path, rows: int) -> None:
+    """This version against ``baseline`` on the same file and the same stored log."""
+    times: dict[str, list[float]] = {}
+    for label, cwd, log in (("baseline", baseline, "bench-base"), ("this", ROOT, "bench")):
+        wall, cpu, rss, out = timed(
+            "import_logs", str(path), "--campaign", SLUG, "--name", log, "--skip-checks", cwd=cwd
+        )
+        times[f"import {label}"] = [wall]
+        print(f"import_logs ({label}): {wall:.1f} s wall, {cpu:.1f} s CPU, "
+              f"{rows / wall:,.0f} rows/s, peak RSS {rss:.0f} MB")  # fmt: skip
+    derive = ("derive_labels", "clicks", "--campaign", SLUG, "--log", "bench", "--skip-checks")
+    for round_ in (1, 2):
+        for label, cwd in (("baseline", baseline), ("this", ROOT)):
+            name = f"{label}-{round_}"
+            wall, cpu, rss, out = timed(*derive, "--name", name, cwd=cwd)
+            times.setdefault(f"derive {label}", []).append(wall)
+            print(f"derive_labels clicks ({label}, round {round_}): {wall:.1f} s wall, "
+                  f"{cpu:.1f} s CPU, peak RSS {rss:.0f} MB")  # fmt: skip
+            print(f"  {out.splitlines()[0]}")
+    best = {key: min(values) for key, values in times.items()}
+    for step in ("import", "derive"):
+        ratio = best[f"{step} this"] / best[f"{step} baseline"]
+        print(f"{step}: this / baseline = {ratio:.2f} (best of each)")
+    total = best["import this"] + best["derive this"]
+    total_base = best["import baseline"] + best["derive baseline"]
+    print(f"import + derive: {total:.1f} s against {total_base:.1f} s, "
+          f"ratio {total / total_base:.2f}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,6 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--campaign-docs", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--log", type=Path, help="keep (or reuse) the generated log here")
+    parser.add_argument(
+        "--baseline", type=Path, help="a copy of another version of the code to compare with"
+    )
     args = parser.parse_args(argv)
     if not os.environ.get("DATABASE_URL"):
         sys.exit("Set DATABASE_URL to a throw-away database (see the docstring).")
@@ -139,6 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     _, _, base, _ = timed("shell", "-c", "import annotate.services.labels.logs")
     print(f"Django with the importer loaded, doing nothing: {base:.0f} MB")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    if args.baseline is not None:
+        compare(path, args.baseline.resolve(), args.rows)
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        if args.log is None:
+            path.unlink()
+        return 0
     wall, cpu, rss, out = timed(
         "import_logs", str(path), "--campaign", SLUG, "--name", "bench", "--skip-checks"
     )

@@ -7,7 +7,7 @@ from django import forms
 
 from annotate.models import Aggregation, BehaviourLog, Campaign
 from annotate.services.labels.bands import bands_text, default_bands, parse_bands
-from annotate.services.labels.clicks import DEFAULT_MIN_IMPRESSIONS, parse_thresholds
+from annotate.services.labels.clicks import DEFAULT_MIN_EXPECTED_CLICKS, parse_thresholds
 from metrics.services.label_sources import DEFAULT_K, MAX_K
 
 MATCH_CHOICES = [
@@ -75,17 +75,23 @@ class DeriveForm(forms.Form):
     log = forms.ModelChoiceField(queryset=BehaviourLog.objects.none())
     method = forms.ChoiceField(
         choices=[
-            ("clicks", "clicks over expected clicks (graded)"),
+            ("clicks", "clicks over expected clicks (graded, position-based click model)"),
             ("purchases", "purchases (bought: top grade, not bought: 0)"),
         ]
     )
     name = forms.CharField(
         max_length=180, required=False, help_text="Stored as METHOD:NAME (default: the log's)."
     )
+    min_expected_clicks = forms.FloatField(
+        min_value=0,
+        required=False,
+        help_text=f"Clicks: fewer expected clicks than this is too little data, no label "
+        f"(default {DEFAULT_MIN_EXPECTED_CLICKS:g}).",
+    )
     min_impressions = forms.IntegerField(
         min_value=1,
         required=False,
-        help_text=f"No label below this (clicks: {DEFAULT_MIN_IMPRESSIONS}; purchases: 1).",
+        help_text="Purchases: no label below this many impressions (default 1).",
     )
     thresholds = forms.CharField(
         required=False,

@@ -1,4 +1,5 @@
-"""Clicks over expected clicks and purchases, against hand-computed examples.
+"""Clicks over expected clicks (the earlier `ctr` model, kept as `--model ctr`) and purchases,
+against hand-computed examples.
 
 The log below has, over all its rows (the filler query "zz" included):
 
@@ -71,7 +72,7 @@ def log(tmp_path):
 
 
 def test_clicks_over_expected_grades_the_hand_computed_example(log):
-    summary = derive_clicks(log=log, name="week")
+    summary = derive_clicks(log=log, name="week", model="ctr")
     assert labels("clicks:week") == {
         ("q1", "d1"): 2.0,
         ("q1", "d2"): 3.0,
@@ -92,7 +93,7 @@ def test_clicks_over_expected_grades_the_hand_computed_example(log):
 
 
 def test_a_document_shown_low_beats_a_document_shown_on_top(log):
-    derive_clicks(log=log, name="week")
+    derive_clicks(log=log, name="week", model="ctr")
     got = labels("clicks:week")
     assert 6 / 100 < 30 / 100  # raw CTR: d2 looks worse than d1...
     assert got[("q1", "d2")] > got[("q1", "d1")]  # ...corrected for position, it is better
@@ -114,7 +115,7 @@ def test_the_kernel_gives_the_hand_computed_ratios():
 
 
 def test_thresholds_and_the_minimum_are_parameters(log):
-    derive_clicks(log=log, name="strict", min_impressions=50, thresholds=[3.5, 0.5])
+    derive_clicks(log=log, name="strict", model="ctr", min_impressions=50, thresholds=[3.5, 0.5])
     assert labels("clicks:strict") == {
         ("q1", "d1"): 2.0,  # 0.75
         ("q1", "d2"): 2.0,  # 3.0 < 3.5
@@ -178,7 +179,9 @@ def test_a_source_name_taken_is_refused(log):
 
 
 def test_the_command_derives_both_kinds(log, capsys):
-    call_command("derive_labels", "clicks", campaign="clicks", log="week", thresholds="1.5,0.75")
+    call_command(
+        "derive_labels", "clicks", campaign="clicks", log="week", thresholds="1.5,0.75", model="ctr"
+    )
     call_command("derive_labels", "purchases", campaign="clicks", log="week", name="buys")
     out = capsys.readouterr().out
     assert "4 labels created" in out and "label source: clicks:week" in out

@@ -160,6 +160,36 @@ def test_a_log_uploaded_then_derived_becomes_a_source(data):
     assert "clicks:week" in html and "clicks over expected clicks from log" in html
 
 
+def test_the_derive_form_takes_the_floor_on_expected_clicks(data):
+    log = "qid,docno,position,impressions,clicks\nq1,d1,1,100,50\nq1,d2,2,100,5\n"
+    client = data.client_for("manager")
+    client.post(
+        add_url(data.campaign),
+        {"action": "log", "log-file": SimpleUploadedFile("w.csv", log.encode()),
+         "log-name": "w", "log-match": "auto"},
+    )  # fmt: skip
+    w = BehaviourLog.objects.get(campaign=data.campaign, name="w")
+    bad = client.post(
+        add_url(data.campaign),
+        {"action": "derive", "derive-log": w.pk, "derive-method": "clicks",
+         "derive-min_expected_clicks": "-1"},
+    )  # fmt: skip
+    assert bad.status_code == 400 and not LabelSource.objects.filter(name="clicks:w").exists()
+    # gamma 1 and 0.1 (the log's click-through rates, 0.5 and 0.05); q1's mean is 55 clicks
+    # over 110 examinations: d1 expects about 50 clicks, d2 about 5.
+    response = client.post(
+        add_url(data.campaign),
+        {"action": "derive", "derive-log": w.pk, "derive-method": "clicks",
+         "derive-min_expected_clicks": "30"},
+    )  # fmt: skip
+    assert response.status_code == 302
+    source = LabelSource.objects.get(name="clicks:w")
+    assert source.params["min_expected_clicks"] == 30
+    assert source.params["too_little_data"] == 1 and source.labels.count() == 1
+    html = client.get(report_url(data.campaign)).content.decode()
+    assert "1 of 2 pairs had fewer than 30 expected clicks: too little data" in html
+
+
 def test_an_unknown_action_is_refused(data):
     response = data.client_for("manager").post(add_url(data.campaign), {"action": "drop"})
     assert response.status_code == 400

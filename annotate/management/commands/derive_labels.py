@@ -1,4 +1,5 @@
-"""Labels from a stored behaviour log: clicks over expected clicks, or purchases."""
+"""Labels from a stored behaviour log: clicks (a position-based click model, or the earlier
+clicks over CTR(p)), or purchases."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotate.models import BehaviourLog, Campaign
 from annotate.services.imports import ImportFailed
 from annotate.services.labels.clicks import (
+    DEFAULT_MIN_EXPECTED_CLICKS,
     DEFAULT_MIN_IMPRESSIONS,
+    MODELS,
     derive_clicks,
     parse_thresholds,
 )
@@ -16,11 +19,14 @@ from annotate.services.labels.purchases import derive_purchases
 
 class Command(BaseCommand):
     help = (
-        "Derive a label source from a behaviour log (import_logs). 'clicks': clicks over "
-        "expected clicks, CTR(p) over the whole log, expected = sum_p impressions(d,p) * "
-        "CTR(p), the ratio observed/expected mapped to the label scale by thresholds "
-        "(default 1.5, then halving); stored as clicks:NAME. 'purchases': bought = the top "
-        "grade, shown and not bought = 0; stored as purchases:NAME."
+        "Derive a label source from a behaviour log (import_logs). 'clicks': a position-based "
+        "click model fitted by EM; each document's clicks over the clicks an average document "
+        "of its query would have had in the same places, shrunk toward the query's mean, "
+        "mapped to the label scale by thresholds (default 1.5, then halving); fewer than "
+        f"{DEFAULT_MIN_EXPECTED_CLICKS:g} expected clicks: too little data, no label "
+        "(--model ctr: the earlier clicks over CTR(p) pooled over the whole log). Stored as "
+        "clicks:NAME. 'purchases': bought = the top grade, shown and not bought = 0; stored "
+        "as purchases:NAME."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -31,9 +37,19 @@ class Command(BaseCommand):
             "--name", metavar="NAME", help="the source is METHOD:NAME (default: the log's name)"
         )
         parser.add_argument(
+            "--model", choices=MODELS, default="pbm",
+            help="clicks: pbm (the click model, default) or ctr (the earlier method)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--min-expected-clicks", type=float, default=DEFAULT_MIN_EXPECTED_CLICKS,
+            help=f"clicks (pbm): too little data below this (default "
+            f"{DEFAULT_MIN_EXPECTED_CLICKS:g})",
+        )  # fmt: skip
+        parser.add_argument(
             "--min-impressions",
             type=int,
-            help=f"no label below this (clicks: default {DEFAULT_MIN_IMPRESSIONS}; purchases: 1)",
+            help=f"no label below this (purchases: default 1; clicks --model ctr: "
+            f"{DEFAULT_MIN_IMPRESSIONS})",
         )
         parser.add_argument(
             "--thresholds", metavar="T1,T2", help="clicks: ratio thresholds, highest first"
@@ -60,7 +76,9 @@ class Command(BaseCommand):
                 summary = derive_clicks(
                     log=log,
                     name=name,
-                    min_impressions=options["min_impressions"] or DEFAULT_MIN_IMPRESSIONS,
+                    model=options["model"],
+                    min_expected_clicks=options["min_expected_clicks"],
+                    min_impressions=options["min_impressions"],
                     thresholds=parse_thresholds(thresholds) if thresholds else None,
                     replace=options["replace"],
                 )

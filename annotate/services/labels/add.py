@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from annotate.models import Campaign
-from annotate.services.labels.clicks import DEFAULT_MIN_IMPRESSIONS, derive_clicks
+from annotate.services.labels.clicks import DEFAULT_MIN_EXPECTED_CLICKS, derive_clicks
 from annotate.services.labels.competitor import import_competitor
 from annotate.services.labels.logs import import_log
 from annotate.services.labels.purchases import derive_purchases
@@ -44,9 +44,10 @@ def _log(campaign: Campaign, data: dict[str, Any]):
 def _derive(campaign: Campaign, data: dict[str, Any]):
     log, name = data["log"], data["name"] or data["log"].name
     if data["method"] == "clicks":
+        floor = data["min_expected_clicks"]
         return derive_clicks(
             log=log, name=name, thresholds=data["thresholds"], replace=data["replace"],
-            min_impressions=data["min_impressions"] or DEFAULT_MIN_IMPRESSIONS,
+            min_expected_clicks=DEFAULT_MIN_EXPECTED_CLICKS if floor is None else floor,
         )  # fmt: skip
     return derive_purchases(
         log=log, name=name, min_impressions=data["min_impressions"] or 1, replace=data["replace"]

@@ -1,27 +1,29 @@
-"""Clicks over expected clicks: graded labels from a behaviour log, ``clicks:<name>``.
+"""Graded labels from a behaviour log's clicks, ``clicks:<name>``.
 
-Raw click-through rates favour whatever was shown on top: position 1 gets clicks because it is
-position 1. The label therefore compares a document's clicks with the clicks an average result
-would have had in the same places:
+The default model (``pbm``; the numbers in metrics.core.clicks) separates what a click says
+about the document from what it says about the position and about the query:
 
-    CTR(p)    = C(p) / I(p)                     clicks over impressions at position p, over the
-                                                whole log (every query, the campaign's or not)
-    expected  = Σ_p I(q, d, p) · CTR(p)          for the pair (q, d)
-    observed  = Σ_p C(q, d, p)
-    ratio     = observed / expected
+- a position-based click model fitted by EM gives each position's examination probability
+  γ_p (EM starts from the whole log's click-through rate per position);
+- a document's expected clicks E are the clicks an average document of *its query* would have
+  had in the same places (its examinations Σ_p I·γ_p times the query's mean attractiveness), so
+  a query whose users click more, or less, does not move its documents' labels;
+- the ratio clicks / expected is shrunk toward 1, the query's mean (empirical Bayes,
+  θ̂ = (C + k) / (E + k), k estimated from the whole log);
+- a pair with fewer than ``min_expected_clicks`` expected clicks (default 5) gets no label:
+  "too little data", counted in the source's parameters.
 
-The ratio is mapped to the campaign's scale, highest grade first, by descending thresholds
-t_1 > t_2 > ... > t_(n-1): ratio >= t_1 gives the top grade, t_2 <= ratio < t_1 the second,
-..., ratio < t_(n-1) the lowest. The default thresholds start at 1.5 and halve for each next
-grade (Good / Fair / Bad: 1.5 and 0.75; four grades: 1.5, 0.75, 0.375). A pair shown fewer than
-``min_impressions`` times (default 20) gets no label, and neither does one whose expected
-clicks are 0 (shown only where nobody ever clicks).
+The shrunk ratio is mapped to the campaign's scale, highest grade first, by descending
+thresholds t_1 > t_2 > ... > t_(n-1): ratio >= t_1 gives the top grade, ..., ratio < t_(n-1)
+the lowest. The defaults start at 1.5 and halve for each next grade (Good / Fair / Bad: 1.5 and
+0.75; four grades: 1.5, 0.75, 0.375).
+
+The earlier method (``ctr``) is kept, for sources made with it and as the baseline of
+benchmarks/sim_clicks.py: CTR(p) pooled over the whole log, expected = Σ_p I(q,d,p) · CTR(p),
+ratio = clicks / expected unshrunk, no label below ``min_impressions`` (default 20) impressions.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from itertools import pairwise
 
 import numpy as np
 from django.db import transaction
@@ -29,21 +31,50 @@ from django.db import transaction
 from annotate.models import BehaviourLog, BehaviourPosition, BehaviourStat, SourceKind
 from annotate.services.imports.common import ImportSummary
 from annotate.services.labels.common import labels_write, scale_grades, source_name, source_open
-from annotate.services.labels.sums import group_sums
+from metrics.core.clicks import (
+    DEFAULT_MIN_EXPECTED_CLICKS,
+    check_thresholds,
+    click_model_scores,
+    ctr_by_position,
+    ctr_ratio_scores,
+    default_thresholds,
+    ratio_grades,
+)
+from metrics.core.clicks import CtrScores as ClickScores
+from metrics.core.clicks import ctr_ratio_scores as click_scores
 
-METHOD = "clicks over expected clicks (position-bias corrected)"
+MODELS = ("pbm", "ctr")
+METHOD = (
+    "position-based click model (EM); clicks over the expected clicks of an average document "
+    "of the query, shrunk toward the query's mean"
+)
 FORMULA = (
+    "P(click at p) = gamma_p * alpha_qd, fitted by EM; n(q,d) = sum_p impressions(q,d,p) * "
+    "gamma_p; expected(q,d) = n(q,d) * mean_q (the query's random-effects mean of clicks/n); "
+    "ratio = (clicks + k) / (expected + k), k = 1 / tau^2 from the log by moments"
+)
+CTR_METHOD = "clicks over expected clicks (position-bias corrected)"
+CTR_FORMULA = (
     "CTR(p) = clicks(p) / impressions(p) over the whole log; "
     "expected(q,d) = sum_p impressions(q,d,p) * CTR(p); ratio = clicks(q,d) / expected(q,d)"
 )
-DEFAULT_MIN_IMPRESSIONS = 20
-FIRST_THRESHOLD = 1.5
-_SHOWN_POSITIONS = 50  # CTR(p) kept in the source's params for the top positions
+DEFAULT_MIN_IMPRESSIONS = 20  # the ctr model's floor
+_SHOWN_POSITIONS = 50  # per-position figures kept in the source's params for the top positions
 
-
-def default_thresholds(n_grades: int) -> list[float]:
-    """1.5, then half of the previous threshold, one fewer than the grades."""
-    return [FIRST_THRESHOLD / 2**i for i in range(n_grades - 1)]
+__all__ = [
+    "DEFAULT_MIN_EXPECTED_CLICKS",
+    "DEFAULT_MIN_IMPRESSIONS",
+    "MODELS",
+    "ClickScores",
+    "click_scores",
+    "ctr_by_position",
+    "default_thresholds",
+    "derive_clicks",
+    "log_positions",
+    "log_rows",
+    "parse_thresholds",
+    "ratio_grades",
+]
 
 
 def parse_thresholds(text: str) -> list[float]:
@@ -52,63 +83,8 @@ def parse_thresholds(text: str) -> list[float]:
         values = [float(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise ValueError(f"thresholds {text!r} must be numbers, e.g. 1.5,0.75") from None
-    if not np.all(np.isfinite(values)) or any(v <= 0 for v in values):
-        raise ValueError("thresholds must be positive numbers")
-    if any(b >= a for a, b in pairwise(values)):
-        raise ValueError("thresholds must go down, highest first (e.g. 1.5,0.75)")
+    check_thresholds(values)
     return values
-
-
-@dataclass(frozen=True)
-class ClickScores:
-    """Per (query, document) pair of the log: its sums and its ratio (NaN: no expectation)."""
-
-    query_id: np.ndarray
-    document_id: np.ndarray
-    impressions: np.ndarray
-    clicks: np.ndarray
-    expected: np.ndarray
-    ratio: np.ndarray
-
-
-def ctr_by_position(positions: np.ndarray, impressions: np.ndarray, clicks: np.ndarray):
-    """CTR(p) as a lookup: (sorted positions, their CTR; 0 where never shown)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ctr = np.where(impressions > 0, clicks / np.maximum(impressions, 1), 0.0)
-    return positions, ctr
-
-
-def click_scores(
-    *,
-    query: np.ndarray,
-    document: np.ndarray,
-    position: np.ndarray,
-    impressions: np.ndarray,
-    clicks: np.ndarray,
-    ctr_positions: np.ndarray,
-    ctr: np.ndarray,
-) -> ClickScores:
-    """The pure kernel: rows (q, d, p, I, C) and CTR(p) -> per-pair observed, expected, ratio."""
-    if ctr_positions.size:
-        at = np.minimum(np.searchsorted(ctr_positions, position), ctr_positions.size - 1)
-        rate = np.where(ctr_positions[at] == position, ctr[at], 0.0)
-    else:
-        rate = np.zeros(position.size)
-    expected_rows = impressions * rate
-    (q, d), (imp, clk, exp) = group_sums(
-        [query, document],
-        [impressions.astype(np.int64), clicks.astype(np.int64), expected_rows],
-    )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(exp > 0, clk / np.where(exp > 0, exp, 1.0), np.nan)
-    return ClickScores(q, d, imp, clk, exp, ratio)
-
-
-def ratio_grades(ratio: np.ndarray, thresholds: list[float], grades: np.ndarray) -> np.ndarray:
-    """Grade per ratio: grades[i] where i = the number of thresholds above the ratio."""
-    ascending = np.asarray(thresholds[::-1], dtype=np.float64)
-    above = ascending.size - np.searchsorted(ascending, ratio, side="right")
-    return grades[above]
 
 
 def log_rows(log: BehaviourLog) -> dict[str, np.ndarray]:
@@ -140,81 +116,146 @@ def log_positions(log: BehaviourLog) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return cols[:, 0], cols[:, 1], cols[:, 2]
 
 
-def derive_clicks(
-    *,
-    log: BehaviourLog,
-    name: str,
-    min_impressions: int = DEFAULT_MIN_IMPRESSIONS,
-    thresholds: list[float] | None = None,
-    replace: bool = False,
-) -> ImportSummary:
-    """Store clicks-over-expected labels of ``log`` as the source ``clicks:<name>``. Raises
-    ValueError for bad parameters and ImportFailed for a name already taken."""
-    campaign = log.campaign
-    grades = scale_grades(campaign)
-    thresholds = default_thresholds(grades.size) if thresholds is None else thresholds
-    if len(thresholds) != grades.size - 1:
-        raise ValueError(
-            f"the scale has {grades.size} grades, so {grades.size - 1} thresholds are needed "
-            f"(got {len(thresholds)})"
-        )
-    if min_impressions < 1:
-        raise ValueError("the minimum number of impressions must be at least 1")
-    full_name = source_name(SourceKind.CLICKS, name)
-    positions, pos_imp, pos_clk = log_positions(log)
-    ctr_pos, ctr = ctr_by_position(positions, pos_imp, pos_clk)
-    rows = log_rows(log)
-    scores = click_scores(
-        query=rows["query"],
-        document=rows["document"],
-        position=rows["position"],
-        impressions=rows["impressions"],
-        clicks=rows["clicks"],
-        ctr_positions=ctr_pos,
-        ctr=ctr,
-    )
-    enough = scores.impressions >= min_impressions
-    keep = enough & ~np.isnan(scores.ratio)
-    params = {
-        "method": METHOD,
-        "formula": FORMULA,
-        "log": log.name,
-        "min_impressions": min_impressions,
+def _threshold_params(thresholds: list[float], grades: np.ndarray) -> dict:
+    return {
         "thresholds": [
             {"ratio_at_least": t, "grade": float(g)}
             for t, g in zip(thresholds, grades, strict=False)
         ],
         "below_last_threshold_grade": float(grades[-1]),
-        "ctr_by_position": {
-            str(int(p)): round(float(c), 6)
-            for p, c in zip(ctr_pos[:_SHOWN_POSITIONS], ctr[:_SHOWN_POSITIONS], strict=True)
-        },
+    }
+
+
+def _by_position(positions: np.ndarray, values: np.ndarray) -> dict[str, float]:
+    shown = zip(positions[:_SHOWN_POSITIONS], values[:_SHOWN_POSITIONS], strict=True)
+    return {str(int(p)): round(float(v), 6) for p, v in shown}
+
+
+def _ctr_labels(log: BehaviourLog, rows: dict, min_impressions: int) -> tuple[dict, dict]:
+    """The earlier method: (labels as arrays, params)."""
+    positions, pos_imp, pos_clk = log_positions(log)
+    ctr_pos, ctr = ctr_by_position(positions, pos_imp, pos_clk)
+    scores = ctr_ratio_scores(
+        query=rows["query"], document=rows["document"], position=rows["position"],
+        impressions=rows["impressions"], clicks=rows["clicks"], ctr_positions=ctr_pos, ctr=ctr,
+    )  # fmt: skip
+    enough = scores.impressions >= min_impressions
+    keep = enough & ~np.isnan(scores.ratio)
+    params = {
+        "method": CTR_METHOD,
+        "model": "ctr",
+        "formula": CTR_FORMULA,
+        "min_impressions": min_impressions,
+        "ctr_by_position": _by_position(ctr_pos, ctr),
         "pairs": int(scores.ratio.size),
         "labels": int(keep.sum()),
         "below_min_impressions": int((~enough).sum()),
         "no_expected_clicks": int((enough & np.isnan(scores.ratio)).sum()),
     }
+    picked = {"query_id": scores.query_id[keep], "document_id": scores.document_id[keep]}
+    return {**picked, "ratio": scores.ratio[keep]}, params
+
+
+def _pbm_labels(log: BehaviourLog, rows: dict, min_expected: float) -> tuple[dict, dict]:
+    """The click model: (labels as arrays, params)."""
+    positions, pos_imp, pos_clk = log_positions(log)
+    start_pos, start_ctr = ctr_by_position(positions, pos_imp, pos_clk)
+    scores = click_model_scores(
+        query=rows["query"], document=rows["document"], position=rows["position"],
+        impressions=rows["impressions"], clicks=rows["clicks"], min_expected=min_expected,
+        start_positions=start_pos, start_examination=start_ctr,
+    )  # fmt: skip
+    keep = scores.enough
+    params = {
+        "method": METHOD,
+        "model": "pbm",
+        "formula": FORMULA,
+        "min_expected_clicks": min_expected,
+        "examination_by_position": _by_position(scores.positions, scores.examination),
+        "prior_strength": round(scores.prior_strength, 6),
+        "em": {
+            "iterations": scores.fit.iterations,
+            "converged": scores.fit.converged,
+            "log_likelihood": round(scores.fit.log_likelihood, 3),
+        },
+        "pairs": int(keep.size),
+        "pairs_at_several_positions": scores.fitted_pairs,
+        "labels": int(keep.sum()),
+        "too_little_data": int((~keep).sum()),
+    }
+    picked = {"query_id": scores.query_id[keep], "document_id": scores.document_id[keep]}
+    return {**picked, "ratio": scores.ratio[keep]}, params
+
+
+def _check(
+    model: str, grades: np.ndarray, thresholds: list[float], min_expected: float, min_imp
+) -> None:
+    if model not in MODELS:
+        raise ValueError(f"unknown click model {model!r}: use {' or '.join(MODELS)}")
+    if len(thresholds) != grades.size - 1:
+        raise ValueError(
+            f"the scale has {grades.size} grades, so {grades.size - 1} thresholds are needed "
+            f"(got {len(thresholds)})"
+        )
+    check_thresholds(thresholds)
+    if model == "pbm" and min_imp is not None:
+        raise ValueError(
+            "the click model's floor is on expected clicks (min_expected_clicks); "
+            "a minimum of impressions belongs to the ctr model"
+        )
+    if model == "ctr" and min_imp is not None and min_imp < 1:
+        raise ValueError("the minimum number of impressions must be at least 1")
+    if not (np.isfinite(min_expected) and min_expected >= 0):
+        raise ValueError("the minimum of expected clicks must be a number, 0 or more")
+
+
+def derive_clicks(
+    *,
+    log: BehaviourLog,
+    name: str,
+    model: str = "pbm",
+    min_expected_clicks: float = DEFAULT_MIN_EXPECTED_CLICKS,
+    min_impressions: int | None = None,
+    thresholds: list[float] | None = None,
+    replace: bool = False,
+) -> ImportSummary:
+    """Store click labels of ``log`` as the source ``clicks:<name>`` (see the module
+    docstring). Raises ValueError for bad parameters and ImportFailed for a name taken."""
+    campaign = log.campaign
+    grades = scale_grades(campaign)
+    thresholds = default_thresholds(grades.size) if thresholds is None else thresholds
+    _check(model, grades, thresholds, min_expected_clicks, min_impressions)
+    rows = log_rows(log)
+    if model == "pbm":
+        labels, params = _pbm_labels(log, rows, float(min_expected_clicks))
+    else:
+        labels, params = _ctr_labels(log, rows, min_impressions or DEFAULT_MIN_IMPRESSIONS)
+    params = {"log": log.name, **params, **_threshold_params(thresholds, grades)}
     summary = ImportSummary(kind="clicks", path=f"log {log.name!r}", noun="labels")
     with transaction.atomic():
         source = source_open(
-            campaign=campaign,
-            name=full_name,
-            kind=SourceKind.CLICKS,
-            replace=replace,
-            params=params,
-            path=summary.path,
-            summary=summary,
-        )
+            campaign=campaign, name=source_name(SourceKind.CLICKS, name), kind=SourceKind.CLICKS,
+            replace=replace, params=params, path=summary.path, summary=summary,
+        )  # fmt: skip
         summary.created = labels_write(
             source=source,
-            query_id=scores.query_id[keep],
-            document_id=scores.document_id[keep],
-            grade=ratio_grades(scores.ratio[keep], thresholds, grades),
+            query_id=labels["query_id"],
+            document_id=labels["document_id"],
+            grade=ratio_grades(labels["ratio"], thresholds, grades),
         )
     summary.lines = int(rows["query"].size)
-    if params["below_min_impressions"]:
-        summary.warnings.append(
-            f"{params['below_min_impressions']:,} pairs were shown fewer than {min_impressions} "
-            "times: no label"
-        )
+    _warn(summary, params)
     return summary
+
+
+def _warn(summary: ImportSummary, params: dict) -> None:
+    if params.get("too_little_data"):
+        summary.warnings.append(
+            f"{params['too_little_data']:,} pairs had fewer than "
+            f"{params['min_expected_clicks']:g} expected clicks: too little data, no label"
+        )
+    if params.get("below_min_impressions"):
+        summary.warnings.append(
+            f"{params['below_min_impressions']:,} pairs were shown fewer than "
+            f"{params['min_impressions']} times: no label"
+        )

@@ -88,19 +88,30 @@ def describe(source: SourceSummary) -> str:
             f"{p['unknown_query_lines']:,} for other queries"
         )
     if source.kind == "clicks" and "thresholds" in p:
-        steps = ", ".join(
-            f"ratio ≥ {t['ratio_at_least']:g}: {t['grade']:g}" for t in p["thresholds"]
-        )
-        return (
-            f"clicks over expected clicks from log {p['log']!r}: {steps}, else "
-            f"{p['below_last_threshold_grade']:g}; at least {p['min_impressions']} impressions"
-        )
+        return _describe_clicks(p)
     if source.kind == "purchases" and "bought_grade" in p:
         return (
             f"purchases from log {p['log']!r}: bought {p['bought_grade']:g}, shown and not "
             f"bought {p['not_bought_grade']:g}"
         )
     return f"imported from {p['file']}" if p.get("file") else "imported"
+
+
+def _describe_clicks(p: dict) -> str:
+    steps = ", ".join(f"ratio ≥ {t['ratio_at_least']:g}: {t['grade']:g}" for t in p["thresholds"])
+    steps = f"{steps}, else {p['below_last_threshold_grade']:g}"
+    if p.get("model") != "pbm":
+        return (
+            f"clicks over expected clicks from log {p['log']!r}: {steps}; "
+            f"at least {p['min_impressions']} impressions"
+        )
+    return (
+        f"clicks over expected clicks from log {p['log']!r} (position-based click model; "
+        f"expected: an average document of the query in the same places; shrunk toward the "
+        f"query's mean with k = {p['prior_strength']:.3g}): {steps}; "
+        f"{p['too_little_data']:,} of {p['pairs']:,} pairs had fewer than "
+        f"{p['min_expected_clicks']:g} expected clicks: too little data, not labelled"
+    )
 
 
 def _export_query(source: SourceSummary, report: SourcesReport) -> str:
