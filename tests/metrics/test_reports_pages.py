@@ -325,7 +325,7 @@ def test_the_systems_page_shows_paired_differences_against_the_production_system
 
     from annotate.models import System
     from metrics.core import evaluate
-    from metrics.services import scores_snapshot
+    from metrics.services.snapshots import scores_snapshot
 
     client = personas.client_for("manager")
     runs = {r.name: r for r in world.runs}
@@ -336,7 +336,7 @@ def test_the_systems_page_shows_paired_differences_against_the_production_system
     html = client.get(url("systems")).content.decode()
     assert "Baseline: <strong>beta</strong> (the system in production)" in html
     # Each other system's NDCG@10 difference from beta, with scipy's paired t-interval.
-    from metrics.forms import ScoresForm
+    from metrics.reports.forms import ScoresForm
 
     form = ScoresForm({}, campaign=world.campaign)
     assert form.is_valid()
