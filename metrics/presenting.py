@@ -3,7 +3,6 @@ the CSV answer every table offers. Shared by the report views; no queries here."
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
@@ -12,6 +11,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.timesince import timesince
 
+from annotate import safecsv
 from annotate.models import Campaign
 from annotate.services.aggregation import SOURCE_RULE, rule_note
 from metrics.services import Fresh
@@ -67,7 +67,7 @@ def csv_response(
         # Header values must be Latin-1: keep the ASCII of the notes.
         ascii_notes = " | ".join(notes).encode("ascii", "replace").decode()
         response["X-Report-Basis"] = ascii_notes.replace("\n", " ")
-    writer = csv.writer(response)
+    writer = safecsv.writer(response)
     writer.writerow(header)
     for row in rows:
         # Floats in full (repr reads back exactly), so a download can be checked to the bit.
