@@ -24,6 +24,10 @@ from matplotlib.ticker import MaxNLocator
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 OTHERS = "#9aa0a6"  # the series that gathers the rest
 _RC = {
+    # Labels are data (run, system and query names): never read "$...$" as mathtext, which
+    # fails on a name like "$\\foo$ cand", and never hand text to LaTeX.
+    "text.parse_math": False,
+    "text.usetex": False,
     "svg.fonttype": "none",
     "svg.hashsalt": "metrics-report",
     "font.family": "sans-serif",
