@@ -28,6 +28,9 @@ DEFAULT_LIMITS: dict[str, int] = {
     "extra_bytes": 64 * 1024,
     "name": 200,
     "upload_bytes": 1024**3,
+    # One line of an imported file: far above any valid record (a document with a 20,000
+    # character snippet and 64 KB of extra fields), so memory stays bounded for any input.
+    "line_bytes": 1024 * 1024,
     # JSON nesting, and the digits of a JSON integer (Python's own cap is 4,300).
     "json_depth": 64,
     "json_int_digits": 100,

@@ -54,6 +54,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A body above INPUT_LIMITS["upload_bytes"] is refused (413) before anything reads it.
+    "config.uploads.UploadLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -137,6 +139,12 @@ LOGOUT_REDIRECT_URL = "login"
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
+# Limits on untrusted input (annotate/inputs.py has the defaults and what each bounds): text
+# lengths at import, extra fields per document, JSON nesting, the upload size (413 above it).
+# Each import refuses a value above its limit with the file's name and line. Set a key here
+# to change one, e.g. INPUT_LIMITS = {"snippet": 50_000, "upload_bytes": 4 * 1024**3}.
+INPUT_LIMITS: dict[str, int] = {}
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first, so an unauthenticated script gets 401 with WWW-Authenticate, not 403.
@@ -149,6 +157,13 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
+    # JSON read by annotate.inputs.loads: NaN, NUL, lone surrogates, huge numbers and deep
+    # nesting are a 400 with a message, not a 500.
+    "DEFAULT_PARSER_CLASSES": [
+        "annotate.api.parsers.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",

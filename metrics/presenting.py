@@ -3,6 +3,7 @@ the CSV answer every table offers. Shared by the report views; no queries here."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
@@ -66,7 +67,9 @@ def csv_response(
     if notes:
         # Header values must be Latin-1: keep the ASCII of the notes.
         ascii_notes = " | ".join(notes).encode("ascii", "replace").decode()
-        response["X-Report-Basis"] = ascii_notes.replace("\n", " ")
+        # Every control character out (a CR or LF in a label source's name would end the
+        # header: BadHeaderError, a 500).
+        response["X-Report-Basis"] = re.sub(r"[\x00-\x1f\x7f]", " ", ascii_notes)
     writer = safecsv.writer(response)
     writer.writerow(header)
     for row in rows:

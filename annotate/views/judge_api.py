@@ -8,13 +8,13 @@ that ended answers 401 instead of redirecting to the login page, so no grade is 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import wraps
 
 from django.http import Http404, HttpRequest, JsonResponse
 from django.views.decorators.http import require_http_methods
 
+from annotate import inputs
 from annotate.forms.judge import JudgeForm
 from annotate.models import Campaign
 from annotate.selectors_judge import campaign_rated_by
@@ -72,7 +72,7 @@ def judgments(request: HttpRequest, campaign: Campaign) -> JsonResponse:
     held items, the next ones prefetched; progress comes from the progress endpoint.
     """
     try:
-        body = json.loads(request.body or b"null")
+        body = inputs.loads(request.body or b"null")
     except (ValueError, UnicodeDecodeError):
         return refusal("The request body is not JSON.", 400)
     if not isinstance(body, dict):

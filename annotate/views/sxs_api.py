@@ -8,13 +8,13 @@ gets 404, as on the pages.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import wraps
 
 from django.http import Http404, HttpRequest, JsonResponse
 from django.views.decorators.http import require_http_methods
 
+from annotate import inputs
 from annotate.forms.sxs import VerdictForm
 from annotate.models import Comparison
 from annotate.selectors_sxs import comparison_rated_by
@@ -60,7 +60,7 @@ def verdicts(request: HttpRequest, comparison: Comparison) -> JsonResponse:
     "reason": "", "seconds": 4.2}. Sending the same body twice stores one verdict.
     """
     try:
-        body = json.loads(request.body or b"null")
+        body = inputs.loads(request.body or b"null")
     except (ValueError, UnicodeDecodeError):
         return refusal("The request body is not JSON.", 400)
     if not isinstance(body, dict):

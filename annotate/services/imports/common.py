@@ -7,6 +7,7 @@ plus the id maps (external id -> primary key), never the file.
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import os
@@ -135,10 +136,16 @@ class LineSource:
     def __iter__(self) -> Iterator[tuple[int, str]]:
         stream = self._opened if self._opened is not None else self.file
         is_text = isinstance(stream, io.TextIOBase)
+        max_line = inputs.limit("line_bytes")
         lineno = 0
         try:
-            for raw in stream:  # type: ignore[union-attr]
+            for raw in _bounded_lines(stream, max_line, is_text):
                 lineno += 1
+                if len(raw) > max_line and not raw.endswith(b"\n" if not is_text else "\n"):
+                    # Read no further: one endless line would otherwise fill the memory.
+                    raise ImportFailed(
+                        self.path, lineno, f"the line is longer than {max_line:,} bytes"
+                    )
                 text = raw if is_text else self._decode(raw, lineno)
                 if lineno == 1 and text.startswith("\ufeff"):
                     text = text[1:]
@@ -167,6 +174,16 @@ class LineSource:
                 f"not valid UTF-8 (0x{raw[exc.start]:02x} at byte {exc.start + 1} of the line); "
                 "save the file as UTF-8",
             ) from None
+
+
+def _bounded_lines(stream: Any, max_line: int, is_text: bool) -> Iterator[Any]:
+    """The stream's lines, none read past ``max_line + 1`` bytes (characters for text), so a
+    file without line breaks cannot be read into memory whole. An iterable without readline
+    (a list of lines in tests) is taken as it is."""
+    readline = getattr(stream, "readline", None)
+    if readline is None:
+        return iter(stream)
+    return iter(functools.partial(readline, max_line + 1), "" if is_text else b"")
 
 
 def peek(lines: Iterator[tuple[int, str]]) -> tuple[str, Iterator[tuple[int, str]]]:
