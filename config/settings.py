@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "annotate",
     "metrics",
 ]
@@ -63,6 +64,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out sign-in into the lockout page (429).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -129,7 +132,21 @@ SESSION_ENGINE = "config.sessions"
 # Django's ModelBackend, reading the signed-in user with one prepared statement (config/auth.py).
 # Listing Django's own as well would keep sessions made before it alive, but a failed
 # sign-in would then hash the password twice.
+# It also refuses a sign-in while its account or address is locked out (django-axes, below).
 AUTHENTICATION_BACKENDS = ["config.auth.ModelBackend"]
+
+# Login throttling (django-axes): after AXES_FAILURE_LIMIT failed sign-ins, on /login/ and
+# /admin/login/ alike, the account is locked, and so is the address they came from, each on its
+# own, for AXES_COOLOFF_TIME. A manager unlocks the raters of their campaigns on its Raters page;
+# a superuser unlocks anyone in the admin (Axes > Access attempts). A good sign-in resets the
+# count. Addresses are read like the API's throttle does (API_TRUSTED_PROXIES hops).
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "config.auth.client_address"
+AXES_USERNAME_FORM_FIELD = "username"
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotate:home"
