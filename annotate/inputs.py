@@ -70,6 +70,13 @@ def text_problem(
     return None
 
 
+def clamp(text: str, limit_name: str) -> str:
+    """``text`` cut to its limit, with an ellipsis: text stored before a limit existed (or
+    while it was higher) stays in the database but is shown, and sent to raters, clamped."""
+    maximum = limit(limit_name)
+    return text if len(text) <= maximum else text[:maximum] + "…"
+
+
 def check_name(value: str, what: str) -> str:
     """A name (system, run, label source, comparison): 1 to ``name`` characters, one line."""
     problem = text_problem(value, max_length=limit("name"), single_line=True)

@@ -187,3 +187,26 @@ def test_the_limits_are_settings(personas, settings):
     settings.INPUT_LIMITS = {"query_text": 5}
     with pytest.raises(ImportFailed, match="the limit is 5"):
         import_queries(campaign=personas.campaign, file=io.BytesIO(b"q1\tsixsix\n"), name="q")
+
+
+def test_text_stored_above_a_limit_is_listed_and_sent_to_raters_clamped(personas, settings):
+    from django.core.management import call_command
+
+    from annotate.selectors_judge import item_payload
+    from tests.annotate.judgment_data import pool_item
+
+    item = pool_item(personas.campaign, "q1", "d1")
+    Query.objects.filter(pk=item.query_id).update(text="x" * 2_500)
+    Document.objects.filter(pk=item.document_id).update(snippet="s" * 30_000)
+    item.refresh_from_db()
+    payload = item_payload(item)
+    assert payload["query"] == "x" * 2_000 + "…"
+    assert payload["snippet"] == "s" * 20_000 + "…"
+    assert Query.objects.get(pk=item.query_id).text == "x" * 2_500  # stored as it was
+    out = io.StringIO()
+    call_command("oversized_text", stdout=out, stderr=io.StringIO())
+    lines = sorted(out.getvalue().splitlines())
+    assert lines == [
+        "campaign-a\tdocument\td1\tsnippet\t30000 characters\tlimit 20000",
+        "campaign-a\tquery\tq1\ttext\t2500 characters\tlimit 2000",
+    ]
