@@ -57,6 +57,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # A body above INPUT_LIMITS["upload_bytes"] is refused (413) before anything reads it.
     "config.uploads.UploadLimitMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "config.csp.CampaignImageHostsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -236,6 +238,28 @@ if not DEBUG:
     SECURE_CONTENT_TYPE_NOSNIFF = True
     SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp; Django 5.2 has none of its own): everything from this
+# site only, no inline script (the pages and Swagger UI load theirs from files). Inline styles
+# stay allowed: the charts are matplotlib SVGs whose elements carry style attributes. The
+# judging pages add the image hosts a campaign allows for its guidelines (config/csp.py).
+_SELF = "'self'"
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [_SELF],
+        "script-src": [_SELF],
+        "style-src": [_SELF, "'unsafe-inline'"],
+        "img-src": [_SELF, "data:"],
+        "font-src": [_SELF],
+        "connect-src": [_SELF],
+        # ReDoc parses the schema in a web worker it makes from a blob.
+        "worker-src": [_SELF, "blob:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": [_SELF],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 LOGGING = {
     "version": 1,

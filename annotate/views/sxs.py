@@ -29,7 +29,7 @@ from annotate.selectors_sxs import (
     task_payloads,
     task_seen_by,
 )
-from annotate.services.markdown import render_markdown
+from annotate.services.markdown import guidelines_html
 from annotate.services.sxs import VerdictRefused
 from annotate.services.sxs_judging import overall_progress, sxs_record, sxs_state
 
@@ -120,7 +120,7 @@ def _base_context(request, comparison, *, error: str) -> dict:
         "queue_url": _queue_url(comparison),
         "overall": overall_progress(comparison),
         "strengths": STRENGTHS,
-        "guidelines": render_markdown(comparison.campaign.guidelines),
+        "guidelines": guidelines_html(request, comparison.campaign),
         "shown_at": f"{time.time():.3f}",
         "error": error,
     }
