@@ -103,3 +103,18 @@ def test_err_refuses_a_top_grade_whose_power_overflows():
     one = np.array([1.0])
     with pytest.raises(ValueError, match="too large"):
         kernels.err_at(one, np.array([0]), np.array([0]), 1, (1,), max_grade=1e308)
+
+
+@pytest.mark.parametrize("grade", [1e308, -1001.0])
+def test_a_label_scale_grade_beyond_the_bound_is_refused(personas, grade):
+    from annotate.services.scale import LabelSpec, ScaleInvalid, scale_save
+
+    campaign = personas.campaign
+    labels = [
+        LabelSpec(id=x.pk, name=x.name, grade=x.grade, key=x.key) for x in campaign.labels.all()
+    ]
+    labels[0] = LabelSpec(id=labels[0].id, name=labels[0].name, grade=grade, key=labels[0].key)
+    with pytest.raises(ScaleInvalid) as caught:
+        scale_save(campaign=campaign, labels=labels, relevant_from=2.0)
+    assert "must lie between -1,000 and 1,000" in str(caught.value.args[0])
+    assert sorted(campaign.labels.values_list("grade", flat=True)) == [1.0, 2.0, 3.0]
