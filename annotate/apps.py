@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.conf import settings
 from django.db import connections
-from django.db.models.signals import post_migrate, pre_migrate, pre_save
+from django.db.models.signals import post_migrate, post_save, pre_migrate, pre_save
 
 
 class AnnotateConfig(AppConfig):
@@ -13,6 +14,34 @@ class AnnotateConfig(AppConfig):
         post_migrate.connect(_sqlite_triggers_on, sender=self)
         pre_save.connect(_raw_counters, sender="annotate.PoolItem")
         pre_save.connect(_raw_counters, sender="annotate.SxsTask")
+        pre_save.connect(_note_password_change, sender=settings.AUTH_USER_MODEL)
+        post_save.connect(_revoke_tokens_on_password_change, sender=settings.AUTH_USER_MODEL)
+
+
+def _note_password_change(sender, instance, raw: bool = False, update_fields=None, **kwargs):
+    """Whether this save changes the stored password hash (any way: the password change page,
+    the admin, `changepassword`, set_password in code)."""
+    instance._password_hash_changed = False
+    if (
+        raw
+        or instance.pk is None
+        or (update_fields is not None and "password" not in update_fields)
+    ):
+        return
+    stored = sender._default_manager.filter(pk=instance.pk).values_list("password", flat=True)
+    before = stored.first()
+    instance._password_hash_changed = before is not None and before != instance.password
+
+
+def _revoke_tokens_on_password_change(sender, instance, raw: bool = False, **kwargs):
+    """A new password ends every API token of the user, as Django ends their other sessions:
+    a token taken with a leaked password must not outlive the change."""
+    if raw or not getattr(instance, "_password_hash_changed", False):
+        return
+    from knox.models import get_token_model
+
+    get_token_model().objects.filter(user=instance).delete()
+    instance._password_hash_changed = False
 
 
 def _raw_counters(sender, instance, raw: bool = False, using: str = "default", **kwargs):

@@ -15,6 +15,7 @@ from django.db.models import Prefetch, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
+from annotate.inputs import clamp
 from annotate.models import Campaign, Grade, GradeChange, PoolItem, Role, Skip
 from annotate.selectors import User
 from config.db import fetch_instances
@@ -102,11 +103,11 @@ def item_payload(item: PoolItem) -> dict:
     url = safe_link(item.document.url)
     return {
         "id": item.pk,
-        "query": item.query.text,
-        "description": item.query.description,
-        "title": item.document.title or url or "(untitled document)",
+        "query": clamp(item.query.text, "query_text"),
+        "description": clamp(item.query.description, "intent"),
+        "title": clamp(item.document.title, "title") or url or "(untitled document)",
         "url": url,
-        "snippet": item.document.snippet,
+        "snippet": clamp(item.document.snippet, "snippet"),
     }
 
 

@@ -16,6 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q
 from django.http import Http404
 
+from annotate.inputs import clamp
 from annotate.models import (
     Comparison,
     ComparisonUnit,
@@ -120,9 +121,9 @@ def _documents(ids: set[int]) -> dict[int, Document]:
 def _shown(doc: Document, pair: int, twin: int) -> dict:
     url = safe_link(doc.url)
     return {
-        "title": doc.title or url or "(untitled document)",
+        "title": clamp(doc.title, "title") or url or "(untitled document)",
         "url": url,
-        "snippet": doc.snippet,
+        "snippet": clamp(doc.snippet, "snippet"),
         # The same document on the other side: both get the same pair number (>0), and `twin`
         # is where it is shown there (1-based), so a moved result is seen at a glance.
         "pair": pair,
@@ -149,8 +150,8 @@ def task_payloads(comparison: Comparison, held: list[tuple[SxsTask, str]]) -> li
         out.append(
             {
                 "id": task.pk,
-                "query": task.query.text,
-                "description": task.query.description,
+                "query": clamp(task.query.text, "query_text"),
+                "description": clamp(task.query.description, "intent"),
                 "left": [_shown(docs[d], pairs.get(d, 0), place_right.get(d, 0)) for d in left],
                 "right": [_shown(docs[d], pairs.get(d, 0), place_left.get(d, 0)) for d in right],
             }

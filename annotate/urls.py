@@ -31,6 +31,11 @@ urlpatterns = [
         manage_people.rater_remove_view,
         name="manage_rater_remove",
     ),
+    path(
+        "campaigns/<slug:slug>/raters/<int:user_id>/unlock/",
+        manage_people.rater_unlock_view,
+        name="manage_rater_unlock",
+    ),
     path("campaigns/<slug:slug>/raters-needed/", manage_people.raters_needed, name="manage_needed"),
     path("campaigns/<slug:slug>/leases/", manage_people.leases, name="manage_leases"),
     path(

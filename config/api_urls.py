@@ -1,7 +1,11 @@
 """Everything under /api/v1/. Each app registers its endpoints on the shared router."""
 
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
 from rest_framework.routers import DefaultRouter
 
 from annotate.api import urls as annotate_api
@@ -14,7 +18,7 @@ annotate_api.register(router)
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path(
         "redoc/",
         SpectacularRedocView.as_view(url_name="api-schema", template_name="api/redoc.html"),

@@ -48,12 +48,17 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "annotate",
     "metrics",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A body above INPUT_LIMITS["upload_bytes"] is refused (413) before anything reads it.
+    "config.uploads.UploadLimitMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "config.csp.CampaignImageHostsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -61,6 +66,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out sign-in into the lockout page (429).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -127,7 +134,21 @@ SESSION_ENGINE = "config.sessions"
 # Django's ModelBackend, reading the signed-in user with one prepared statement (config/auth.py).
 # Listing Django's own as well would keep sessions made before it alive, but a failed
 # sign-in would then hash the password twice.
+# It also refuses a sign-in while its account or address is locked out (django-axes, below).
 AUTHENTICATION_BACKENDS = ["config.auth.ModelBackend"]
+
+# Login throttling (django-axes): after AXES_FAILURE_LIMIT failed sign-ins, on /login/ and
+# /admin/login/ alike, the account is locked, and so is the address they came from, each on its
+# own, for AXES_COOLOFF_TIME. A manager unlocks the raters of their campaigns on its Raters page;
+# a superuser unlocks anyone in the admin (Axes > Access attempts). A good sign-in resets the
+# count. Addresses are read like the API's throttle does (API_TRUSTED_PROXIES hops).
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "config.auth.client_address"
+AXES_USERNAME_FORM_FIELD = "username"
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotate:home"
@@ -136,6 +157,12 @@ LOGOUT_REDIRECT_URL = "login"
 # Uploads are streamed to a temporary file past this size, so a large run never sits in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+
+# Limits on untrusted input (annotate/inputs.py has the defaults and what each bounds): text
+# lengths at import, extra fields per document, JSON nesting, the upload size (413 above it).
+# Each import refuses a value above its limit with the file's name and line. Set a key here
+# to change one, e.g. INPUT_LIMITS = {"snippet": 50_000, "upload_bytes": 4 * 1024**3}.
+INPUT_LIMITS: dict[str, int] = {}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -149,6 +176,13 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
+    # JSON read by annotate.inputs.loads: NaN, NUL, lone surrogates, huge numbers and deep
+    # nesting are a 400 with a message, not a 500.
+    "DEFAULT_PARSER_CLASSES": [
+        "annotate.api.parsers.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -204,6 +238,28 @@ if not DEBUG:
     SECURE_CONTENT_TYPE_NOSNIFF = True
     SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp; Django 5.2 has none of its own): everything from this
+# site only, no inline script (the pages and Swagger UI load theirs from files). Inline styles
+# stay allowed: the charts are matplotlib SVGs whose elements carry style attributes. The
+# judging pages add the image hosts a campaign allows for its guidelines (config/csp.py).
+_SELF = "'self'"
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [_SELF],
+        "script-src": [_SELF],
+        "style-src": [_SELF, "'unsafe-inline'"],
+        "img-src": [_SELF, "data:"],
+        "font-src": [_SELF],
+        "connect-src": [_SELF],
+        # ReDoc parses the schema in a web worker it makes from a blob.
+        "worker-src": [_SELF, "blob:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": [_SELF],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 LOGGING = {
     "version": 1,

@@ -4,6 +4,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from annotate.admin.shortcut import scoped_shortcut
+
 urlpatterns = [
     path("", include("annotate.urls")),
     path("reports/", include("metrics.reports.urls")),
@@ -18,6 +20,12 @@ urlpatterns = [
         "password/change/done/",
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
+    ),
+    # Before the admin's own: its "view on site" shortcut, scoped to the managed campaigns.
+    path(
+        "admin/r/<int:content_type_id>/<path:object_id>/",
+        scoped_shortcut,
+        name="admin_view_on_site_scoped",
     ),
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api_urls")),

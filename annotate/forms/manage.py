@@ -16,6 +16,7 @@ SETTINGS_FIELDS = [
     "name",
     "description",
     "guidelines",
+    "image_hosts",
     "overlap",
     "lease_minutes",
     "aggregation",
@@ -30,6 +31,7 @@ class CampaignSettingsForm(forms.ModelForm):
         widgets = {
             "description": forms.Textarea(attrs={"rows": 2}),
             "guidelines": forms.Textarea(attrs={"rows": 14}),
+            "image_hosts": forms.Textarea(attrs={"rows": 2}),
         }
         labels = {"overlap": "Raters per item (overlap)", "lease_minutes": "Lease (minutes)"}
 
@@ -40,7 +42,8 @@ class CampaignCreateForm(CampaignSettingsForm):
     )
 
     class Meta(CampaignSettingsForm.Meta):
-        fields = ["name", "slug", *SETTINGS_FIELDS[1:]]
+        # Image hosts are set on the settings page, once the campaign exists.
+        fields = ["name", "slug", *(f for f in SETTINGS_FIELDS[1:] if f != "image_hosts")]
 
     def clean_slug(self) -> str:
         slug = self.cleaned_data.get("slug") or slugify(self.cleaned_data.get("name", ""))[:80]

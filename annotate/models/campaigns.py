@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
@@ -23,11 +26,37 @@ class Role(models.TextChoices):
     MANAGER = "manager", "Manager"
 
 
+_HOST = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?")
+
+
+def image_host_list(text: str) -> list[str]:
+    """The host names of a campaign's image_hosts text (one per line, blank lines ignored)."""
+    return [line.strip().lower() for line in (text or "").splitlines() if line.strip()]
+
+
+def validate_image_hosts(text: str) -> None:
+    """Plain host names only (with an optional port): a scheme, a path, a wildcard or a
+    quote would widen, or break, the Content-Security-Policy they go into."""
+    bad = [host for host in image_host_list(text) if not _HOST.fullmatch(host)]
+    if bad:
+        raise ValidationError(
+            f"Not a host name: {', '.join(bad[:3])}. Write one host per line, such as "
+            "images.example.com (no https://, path or *)."
+        )
+
+
 class Campaign(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=80, unique=True)
     description = models.TextField(blank=True)
     guidelines = models.TextField(blank=True, help_text="Markdown, shown to raters.")
+    image_hosts = models.TextField(
+        blank=True,
+        validators=[validate_image_hosts],
+        help_text="Hosts the guidelines' images may come from, one per line (e.g. "
+        "images.example.com). Images from anywhere else than this site are removed, and "
+        "raters' browsers refuse them (Content-Security-Policy).",
+    )
     aggregation = models.CharField(
         max_length=10, choices=Aggregation.choices, default=Aggregation.MEAN
     )
@@ -64,6 +93,10 @@ class Campaign(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("annotate:campaign", kwargs={"slug": self.slug})
+
+    @property
+    def image_host_list(self) -> list[str]:
+        return image_host_list(self.image_hosts)
 
     @property
     def top_grade(self) -> float | None:

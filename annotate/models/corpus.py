@@ -28,7 +28,7 @@ class Document(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
     external_id = models.CharField(max_length=300)
     title = models.TextField(blank=True)
-    url = models.URLField(max_length=2000, blank=True)
+    url = models.URLField(max_length=2048, blank=True)
     snippet = models.TextField(blank=True)
     extra = models.JSONField(default=dict, blank=True)
     # Known only by id (seen in a run before its content was imported); a later

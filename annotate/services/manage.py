@@ -16,6 +16,7 @@ SETTINGS_FIELDS = (
     "name",
     "description",
     "guidelines",
+    "image_hosts",
     "overlap",
     "lease_minutes",
     "aggregation",

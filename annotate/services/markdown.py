@@ -8,9 +8,15 @@ is dropped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from urllib.parse import urlsplit
+
 import markdown as md
 import nh3
+from django.http import HttpRequest
 from django.utils.safestring import SafeString, mark_safe
+
+from annotate.models import Campaign
 
 EXTENSIONS = ["tables", "fenced_code", "sane_lists", "nl2br"]
 
@@ -63,11 +69,15 @@ URL_SCHEMES = {"http", "https", "mailto"}
 CLEAN_CONTENT_TAGS = {"script", "style", "template", "iframe", "object", "noscript"}
 
 
-def render_markdown(text: str, *, links_in_new_tab: bool = True) -> SafeString:
+def render_markdown(
+    text: str, *, links_in_new_tab: bool = True, image_hosts: Sequence[str] = ()
+) -> SafeString:
     """Render Markdown to sanitised HTML, ready for a template.
 
     Links open in a new tab by default: a rater reading the guidelines must not lose the
-    judging screen by following one.
+    judging screen by following one. An image keeps its source only if it is on this site
+    (a path such as /static/...) or on one of ``image_hosts``: an image elsewhere would tell
+    its host who reads the guidelines, and when (a tracking pixel).
     """
     if not text or not text.strip():
         return mark_safe("")
@@ -81,5 +91,34 @@ def render_markdown(text: str, *, links_in_new_tab: bool = True) -> SafeString:
         link_rel="noopener noreferrer",
         set_tag_attribute_values={"a": {"target": "_blank"}} if links_in_new_tab else None,
         strip_comments=True,
+        attribute_filter=_image_filter(frozenset(h.lower() for h in image_hosts)),
     )
     return mark_safe(clean)  # sanitised by nh3 just above
+
+
+def _image_filter(hosts: frozenset[str]):
+    def keep(tag: str, attribute: str, value: str) -> str | None:
+        if tag == "img" and attribute == "src" and not image_allowed(value, hosts):
+            return None
+        return value
+
+    return keep
+
+
+def image_allowed(src: str, hosts: frozenset[str]) -> bool:
+    """A path on this site, or an http(s) URL on one of ``hosts`` (host[:port])."""
+    src = src.strip()
+    if src.startswith("/") and not src.startswith("//") and "\\" not in src:
+        return True
+    parts = urlsplit(src)
+    return parts.scheme in ("http", "https") and parts.netloc.lower() in hosts
+
+
+def guidelines_html(request: HttpRequest, campaign: Campaign, text: str | None = None):
+    """A campaign's guidelines (or ``text``, a preview) as HTML for a page, with the images the
+    campaign allows; the page's Content-Security-Policy then lets those hosts' images in
+    (config.csp reads ``request.csp_image_hosts``), and no others."""
+    hosts = campaign.image_host_list
+    request.csp_image_hosts = hosts  # type: ignore[attr-defined]
+    source = campaign.guidelines if text is None else text
+    return render_markdown(source, image_hosts=hosts)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import Count, ProtectedError
 
+from annotate import inputs
 from annotate.models import Campaign, Grade, GradeChange, Label
 
 MIN_LABELS = 2
@@ -109,8 +110,12 @@ def _check(
         elif key in seen_keys:
             errors.append(f"“{name}” and “{seen_keys[key]}” have the same key {key.upper()}.")
         seen_keys.setdefault(key, name)
+        bound = inputs.limit("grade_abs")
         if not math.isfinite(spec.grade):
             errors.append(f"“{name}”: the grade must be a number.")
+        elif abs(spec.grade) > bound:
+            # As for imported grades: 2^grade - 1 (the exponential gain) must stay a float.
+            errors.append(f"“{name}”: the grade must lie between -{bound:,} and {bound:,}.")
         elif spec.grade in seen_grades:
             errors.append(
                 f"“{name}” and “{seen_grades[spec.grade]}” have the same grade {spec.grade:g}."

@@ -29,7 +29,7 @@ from annotate.selectors_judge import (
     last_touched_item_id,
     rater_history,
 )
-from annotate.services.markdown import render_markdown
+from annotate.services.markdown import guidelines_html
 
 HISTORY_PAGE_SIZE = 50
 
@@ -177,7 +177,7 @@ def _screen_context(
         "labels": label_keys(campaign),
         "progress": progress,
         "overall": state["campaign"],
-        "guidelines": render_markdown(campaign.guidelines),
+        "guidelines": guidelines_html(request, campaign),
         # New raters read the guidelines first; later they stay folded away.
         "guidelines_open": progress["done"] == 0,
         "shown_at": f"{time.time():.3f}",

@@ -13,7 +13,6 @@ Each kind is a `Face`: how its URL names the scope, its form, and its screen's s
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
@@ -23,6 +22,7 @@ from django import forms
 from django.http import Http404, HttpRequest, JsonResponse
 from django.views.decorators.http import require_http_methods
 
+from annotate import inputs
 from annotate.forms.judge import JudgeForm
 from annotate.forms.sxs import VerdictForm
 from annotate.judging.kinds import Outcome, Refused
@@ -129,7 +129,7 @@ def _answer(request: HttpRequest, face: Face, scope: Any) -> JsonResponse:
     "reason": ""}. Sending the same body twice stores one answer.
     """
     try:
-        body = json.loads(request.body or b"null")
+        body = inputs.loads(request.body or b"null")
     except (ValueError, UnicodeDecodeError):
         return refusal("The request body is not JSON.", 400)
     if not isinstance(body, dict):

@@ -24,7 +24,7 @@ from annotate.forms.manage import (
 )
 from annotate.selectors import campaign_managed_by
 from annotate.services.manage import SETTINGS_FIELDS, campaign_open, campaign_update
-from annotate.services.markdown import render_markdown
+from annotate.services.markdown import guidelines_html
 from annotate.services.scale import ScaleInvalid, relevant_from_problem, scale_save
 
 
@@ -69,10 +69,10 @@ def campaign_settings(request: HttpRequest, slug: str) -> HttpResponse:
             messages.success(request, "Settings saved.")
             return redirect("annotate:manage_settings", slug=campaign.slug)
         # A preview (or a form with errors) shows what was typed, rendered, unsaved.
-        preview = render_markdown(request.POST.get("guidelines", ""))
+        preview = guidelines_html(request, campaign, request.POST.get("guidelines", ""))
         status = 200 if valid else 400
     else:
-        preview = render_markdown(campaign.guidelines)
+        preview = guidelines_html(request, campaign)
     context = {"campaign": campaign, "form": form, "preview": preview}
     return render(request, "annotate/manage_settings.html", context, status=status)
 

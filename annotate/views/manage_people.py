@@ -16,6 +16,7 @@ from annotate.judging.graded import lease_release
 from annotate.models import Query
 from annotate.selectors import campaign_managed_by
 from annotate.selectors.progress import live_leases, pool_completion, rater_progress_table
+from annotate.services.lockouts import locked_out_raters, rater_unlock
 from annotate.services.manage import ManageRefused, rater_add, rater_remove, raters_needed_set
 
 
@@ -33,6 +34,7 @@ def _raters_page(request, campaign, *, status=200, add_form=None, needed_form=No
         "completion": pool_completion(campaign=campaign),
         "add_form": add_form or RaterAddForm(),
         "needed_form": needed_form or RatersNeededForm(),
+        "locked": locked_out_raters(campaign=campaign),
     }
     return render(request, "annotate/manage_raters.html", context, status=status)
 
@@ -79,6 +81,21 @@ def rater_remove_view(request: HttpRequest, slug: str, user_id: int) -> HttpResp
         f"{user.get_username()} is no longer a rater; their grades stay, "
         f"{released} held item(s) went back to the queue.",
     )
+    return redirect("annotate:manage_raters", slug=slug)
+
+
+@login_required
+@require_POST
+def rater_unlock_view(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
+    """Let a locked-out rater of the campaign sign in again at once."""
+    campaign = campaign_managed_by(request.user, slug)
+    user = get_object_or_404(get_user_model(), pk=user_id)
+    try:
+        rater_unlock(campaign=campaign, user=user)
+    except ManageRefused as exc:
+        messages.error(request, exc.message)
+        return _raters_page(request, campaign, status=400)
+    messages.success(request, f"{user.get_username()} can sign in again.")
     return redirect("annotate:manage_raters", slug=slug)
 
 

@@ -31,7 +31,7 @@ from annotate.selectors_sxs import (
     task_payloads,
     task_seen_by,
 )
-from annotate.services.markdown import render_markdown
+from annotate.services.markdown import guidelines_html
 
 STRENGTHS = [(1, "Slightly"), (2, "Clearly"), (3, "Much")]
 CHOICE_WORDS = {"left": "Left better", "right": "Right better", "same": "About the same"}
@@ -112,7 +112,7 @@ def _base_context(request, comparison, *, error: str) -> dict:
         "queue_url": _queue_url(comparison),
         "overall": overall_progress(comparison),
         "strengths": STRENGTHS,
-        "guidelines": render_markdown(comparison.campaign.guidelines),
+        "guidelines": guidelines_html(request, comparison.campaign),
         "shown_at": f"{time.time():.3f}",
         "error": error,
     }

@@ -4,8 +4,6 @@ anyone else). Every figure comes from metrics.decide.gsb (which calls metrics.co
 
 from __future__ import annotations
 
-import csv
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -13,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods
 
+from annotate import safecsv
 from annotate.forms.sxs import ComparisonForm
 from annotate.models import Comparison, Query
 from annotate.selectors import campaign_managed_by
@@ -108,7 +107,7 @@ def report(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
 def _csv_response(filename: str, rows) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    writer = csv.writer(response)
+    writer = safecsv.writer(response)
     for row in rows:
         writer.writerow(row)
     return response

@@ -9,12 +9,12 @@ with fields after the sixth are read with those fields ignored (one warning per 
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import warnings
 from typing import TextIO
 
+from annotate import safecsv
 from metrics.core.measures import MEASURE_SETS, MEASURES, parse_gain_map, parse_measures
 
 from .common import Parser, UsageError, run_command, write_safely
@@ -172,7 +172,7 @@ def format_result(
     rows = _rows(result, per_query, precision, runid)
     if fmt == "csv":
         buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
+        writer = safecsv.writer(buf, lineterminator="\n")
         writer.writerow(("measure", "qid", "value"))
         writer.writerows(rows)
         return buf.getvalue()

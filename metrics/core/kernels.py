@@ -54,10 +54,26 @@ def gain_values(grades: np.ndarray, gain: Gain = "linear") -> np.ndarray:
         out = g.copy()
         for grade, value in gain.items():
             out[judged & (g == grade)] = value
-        return out
-    if gain == "exponential":
-        return np.where(judged, np.exp2(g) - 1.0, 0.0)
-    return g
+    elif gain == "exponential":
+        with np.errstate(over="ignore"):  # refused just below, with the grade named
+            out = np.where(judged, np.exp2(g) - 1.0, 0.0)
+    else:
+        out = g
+    return _finite_sums(out, g)
+
+
+def _finite_sums(gains: np.ndarray, grades: np.ndarray) -> np.ndarray:
+    """``gains``, if every sum of them is a finite float; else a ValueError that names the
+    largest grade. The sum of the absolute values bounds every partial sum a measure takes,
+    so one O(n) check covers DCG, IDCG and the rest."""
+    with np.errstate(over="ignore"):
+        total = np.abs(gains).sum()
+    if not np.isfinite(total):
+        raise ValueError(
+            f"grades up to {np.max(grades):g} give gains too large to add up (a float "
+            "overflows); use grades of a smaller scale or the linear gain"
+        )
+    return gains
 
 
 def discount_denominators(rank: np.ndarray, discount: str = "log2") -> np.ndarray:
@@ -217,6 +233,8 @@ def err_at(
         return out
     if grades.max() > max_grade:
         raise ValueError(f"ERR: a grade {grades.max():g} is above the top grade {max_grade:g}")
+    if max_grade >= 1024:  # 2^max_grade is no longer a float
+        raise ValueError(f"ERR: the top grade {max_grade:g} is too large (2^g overflows)")
     kmax = max(cutoffs)
     keep = rank < kmax
     if not keep.any():

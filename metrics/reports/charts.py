@@ -32,6 +32,10 @@ VERDICT_COLOURS = {
     "bad": "#b3261e",
 }
 _RC = {
+    # Labels are data (run, system and query names): never read "$...$" as mathtext, which
+    # fails on a name like "$\\foo$ cand", and never hand text to LaTeX.
+    "text.parse_math": False,
+    "text.usetex": False,
     "svg.fonttype": "none",
     "svg.hashsalt": "metrics-report",
     "font.family": "sans-serif",

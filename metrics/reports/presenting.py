@@ -3,7 +3,7 @@ the CSV answer every table offers. Shared by the report views; no queries here."
 
 from __future__ import annotations
 
-import csv
+import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.timesince import timesince
 
+from annotate import safecsv
 from annotate.models import Campaign
 from annotate.services.aggregation import SOURCE_RULE, rule_note
 from metrics.services.snapshots import Fresh
@@ -66,8 +67,10 @@ def csv_response(
     if notes:
         # Header values must be Latin-1: keep the ASCII of the notes.
         ascii_notes = " | ".join(notes).encode("ascii", "replace").decode()
-        response["X-Report-Basis"] = ascii_notes.replace("\n", " ")
-    writer = csv.writer(response)
+        # Every control character out (a CR or LF in a label source's name would end the
+        # header: BadHeaderError, a 500).
+        response["X-Report-Basis"] = re.sub(r"[\x00-\x1f\x7f]", " ", ascii_notes)
+    writer = safecsv.writer(response)
     writer.writerow(header)
     for row in rows:
         # Floats in full (repr reads back exactly), so a download can be checked to the bit.

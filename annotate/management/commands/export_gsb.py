@@ -3,11 +3,11 @@ checked, or taken further, outside the app."""
 
 from __future__ import annotations
 
-import csv
 import io
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotate import safecsv
 from annotate.management.commands._export_common import add_common_arguments, campaign_by_slug
 from metrics.decide.gsb import gsb_cli_rows
 
@@ -40,11 +40,11 @@ class Command(BaseCommand):
     def _write(self, rows: list[list[str]], output: str | None) -> None:
         if not output:
             text = io.StringIO()
-            csv.writer(text, lineterminator="\n").writerows(rows)
+            safecsv.writer(text, lineterminator="\n").writerows(rows)
             self.stdout.write(text.getvalue(), ending="")
             return
         try:
             with open(output, "w", encoding="utf-8", newline="") as out:
-                csv.writer(out, lineterminator="\n").writerows(rows)
+                safecsv.writer(out, lineterminator="\n").writerows(rows)
         except OSError as exc:
             raise CommandError(f"cannot write {output}: {exc.strerror}") from None

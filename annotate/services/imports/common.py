@@ -7,8 +7,8 @@ plus the id maps (external id -> primary key), never the file.
 
 from __future__ import annotations
 
+import functools
 import io
-import json
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -19,6 +19,7 @@ from typing import IO, Any
 
 from django.db import IntegrityError, transaction
 
+from annotate import inputs
 from annotate.models import Campaign, Document, Query
 from annotate.services.imports.fastinsert import insert_placeholders
 
@@ -31,7 +32,7 @@ PROGRESS_EVERY = 5_000
 MAX_QUERY_ID = Query._meta.get_field("external_id").max_length
 MAX_DOCUMENT_ID = Document._meta.get_field("external_id").max_length
 MAX_URL = Document._meta.get_field("url").max_length
-MAX_NAME = 200
+MAX_NAME = 200  # the name columns; inputs.limit("name") may set a lower limit
 
 Progress = Callable[[int], None]
 FileArg = str | os.PathLike | IO[bytes] | IO[str]
@@ -135,10 +136,16 @@ class LineSource:
     def __iter__(self) -> Iterator[tuple[int, str]]:
         stream = self._opened if self._opened is not None else self.file
         is_text = isinstance(stream, io.TextIOBase)
+        max_line = inputs.limit("line_bytes")
         lineno = 0
         try:
-            for raw in stream:  # type: ignore[union-attr]
+            for raw in _bounded_lines(stream, max_line, is_text):
                 lineno += 1
+                if len(raw) > max_line and not raw.endswith(b"\n" if not is_text else "\n"):
+                    # Read no further: one endless line would otherwise fill the memory.
+                    raise ImportFailed(
+                        self.path, lineno, f"the line is longer than {max_line:,} bytes"
+                    )
                 text = raw if is_text else self._decode(raw, lineno)
                 if lineno == 1 and text.startswith("\ufeff"):
                     text = text[1:]
@@ -169,22 +176,47 @@ class LineSource:
             ) from None
 
 
+def _bounded_lines(stream: Any, max_line: int, is_text: bool) -> Iterator[Any]:
+    """The stream's lines, none read past ``max_line + 1`` bytes (characters for text), so a
+    file without line breaks cannot be read into memory whole. An iterable without readline
+    (a list of lines in tests) is taken as it is."""
+    readline = getattr(stream, "readline", None)
+    if readline is None:
+        return iter(stream)
+    return iter(functools.partial(readline, max_line + 1), "" if is_text else b"")
+
+
 def peek(lines: Iterator[tuple[int, str]]) -> tuple[str, Iterator[tuple[int, str]]]:
     """The first non-blank line (for format sniffing) and an iterator that still yields every
-    line; reads only up to that line, so standard input works."""
-    buffered: list[tuple[int, str]] = []
-    first = ""
+    line; reads only up to that line, so standard input works.
+
+    The blank lines before it are remembered as a count, not kept: a file of nothing but
+    millions of blank lines must not sit in memory. They come back as empty lines (with the
+    line ending when the source keeps ends), which every reader skips as it skipped them before.
+    """
+    first_blank: int | None = None
+    blanks = 0
+    blank_text = ""
+    found: tuple[int, str] | None = None
     for item in lines:
-        buffered.append(item)
         if item[1].strip():
-            first = item[1].strip()
+            found = item
             break
+        if first_blank is None:
+            first_blank = item[0]
+            # A blank line's own ending, so a reader that keeps line ends sees a line end.
+            blank_text = "\n" if item[1].endswith(("\n", "\r")) else ""
+        blanks += 1
 
     def chained() -> Iterator[tuple[int, str]]:
-        yield from buffered
-        yield from lines
+        if first_blank is not None:
+            for lineno in range(first_blank, first_blank + blanks):
+                yield lineno, blank_text
+        if found is not None:
+            yield found
+            yield from lines
 
-    return first, chained()
+    return (found[1].strip() if found is not None else ""), chained()
 
 
 _FORMAT_BY_EXTENSION = {
@@ -210,9 +242,9 @@ def detect_format(path: str, first_line: str, allowed: tuple[str, ...]) -> str:
 
 def json_object(text: str, line: int, fields: Fields) -> dict:
     try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise fields.fail(line, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        record = inputs.loads(text)
+    except inputs.BadInput as exc:
+        raise fields.fail(line, str(exc)) from None
     if not isinstance(record, dict):
         raise fields.fail(line, "a JSON line must be an object ({...})")
     return record
@@ -270,9 +302,19 @@ class Fields:
         return text
 
     def name(self, text: str, line: int | None, what: str) -> str:
-        if not text or len(text) > MAX_NAME:
-            raise self.fail(line, f"{what} {text!r} must have 1 to {MAX_NAME} characters")
-        return text
+        """A name (run, system, label source): 1 to ``name`` characters, no control
+        character; names end up in file names, CSV cells, HTTP headers and chart labels."""
+        try:
+            return inputs.check_name(text, what)
+        except inputs.BadInput as exc:
+            raise self.fail(line, str(exc)) from None
+
+    def text(self, value: str, line: int, what: str, limit_name: str) -> str:
+        """Free text within the ``limit_name`` limit, holding nothing the database refuses."""
+        problem = inputs.text_problem(value, max_length=inputs.limit(limit_name))
+        if problem is not None:
+            raise self.fail(line, f"{what} {problem}")
+        return value
 
 
 def query_map(campaign: Campaign) -> dict[str, int]:

@@ -5,12 +5,14 @@
 from __future__ import annotations
 
 import csv
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
+from annotate import inputs
 from annotate.models import Campaign, Document
 from annotate.services.imports.common import (
     BATCH_SIZE,
@@ -54,9 +56,15 @@ def _text(value: object, line: int, key: str, fields: Fields) -> str:
     return str(value).strip()
 
 
+# The limit (annotate.inputs) of each text column.
+_LIMITS = {"title": "title", "url": "url", "snippet": "snippet"}
+
+
 def _record(line: int, data: dict, fields: Fields) -> _Record:
     ext = fields.ident(pick(data, _ID_KEYS), line, "document id", MAX_DOCUMENT_ID)
     values = {key: _text(data[key], line, key, fields) for key in _TEXT_FIELDS if key in data}
+    for key, value in values.items():
+        fields.text(value, line, key, _LIMITS[key])
     url = values.get("url", "")
     if url:
         if len(url) > MAX_URL:
@@ -70,7 +78,30 @@ def _record(line: int, data: dict, fields: Fields) -> _Record:
         extra = {**data["extra"], **extra}
     elif "extra" in data:
         extra["extra"] = data["extra"]
+    check_extra(extra, line, fields)
     return _Record(line, ext, values, extra)
+
+
+def check_extra(extra: dict, line: int, fields: Fields) -> None:
+    """At most ``extra_keys`` extra fields of at most ``extra_bytes`` of JSON in all: every
+    list, page and CSV download of documents carries them."""
+    max_keys, max_bytes = inputs.limit("extra_keys"), inputs.limit("extra_bytes")
+    if len(extra) > max_keys:
+        raise fields.fail(
+            line, f"{len(extra):,} extra fields; a document may have at most {max_keys:,}"
+        )
+    for key, value in extra.items():
+        # CSV cells come here unchecked by the JSON parser: NUL and surrogates are refused
+        # for them too (keys included).
+        for text in (key, value) if isinstance(value, str) else (key,):
+            problem = inputs.text_problem(text)
+            if problem is not None:
+                raise fields.fail(line, f"extra field {key[:60]!r} {problem}")
+    size = len(json.dumps(extra, ensure_ascii=False).encode())
+    if size > max_bytes:
+        raise fields.fail(
+            line, f"the extra fields take {size:,} bytes as JSON; the limit is {max_bytes:,}"
+        )
 
 
 def _jsonl_records(lines: Iterator[tuple[int, str]], fields: Fields, summary: ImportSummary):
@@ -153,15 +184,19 @@ def import_documents(
             seen[record.ext] = record.line
             batch.append(record)
             if len(batch) >= BATCH_SIZE:
-                _write(campaign, batch, doc_map, summary)
+                _write(campaign, batch, doc_map, summary, fields)
                 batch = []
-        _write(campaign, batch, doc_map, summary)
+        _write(campaign, batch, doc_map, summary, fields)
         summary.lines = source.lines
     return summary
 
 
 def _write(
-    campaign: Campaign, batch: list[_Record], doc_map: dict[str, int], summary: ImportSummary
+    campaign: Campaign,
+    batch: list[_Record],
+    doc_map: dict[str, int],
+    summary: ImportSummary,
+    fields: Fields,
 ) -> None:
     stored = Document.objects.in_bulk([doc_map[r.ext] for r in batch if r.ext in doc_map])
     new: list[Document] = []
@@ -180,6 +215,9 @@ def _write(
         for key, value in record.values.items():
             setattr(doc, key, value)
         doc.extra = {**doc.extra, **record.extra}
+        if doc.extra != before[3]:
+            # Merged with what is stored, the extra fields must still be within the limits.
+            check_extra(doc.extra, record.line, fields)
         # A record with nothing but the id tells nothing new: the document stays a placeholder.
         has_content = any(record.values.values()) or any(
             v not in ("", None) for v in record.extra.values()

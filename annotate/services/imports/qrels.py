@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from annotate import inputs
 from annotate.models import Campaign, LabelSource, SourceKind, SourceLabel
 from annotate.services.imports.common import (
     BATCH_SIZE,
@@ -42,6 +43,11 @@ class GradeCheck:
 
     def __call__(self, text: str, line: int, what: str = "grade") -> float:
         grade = self.fields.number(text, line, what)
+        bound = inputs.limit("grade_abs")
+        if abs(grade) > bound:
+            # The exponential gain 2^grade - 1 overflows a float from 1024 on: every score
+            # page would fail. No scale comes near the bound.
+            raise self.fields.fail(line, f"{what} {text} is outside -{bound:,}..{bound:,}")
         if self.strict and grade >= 0 and grade not in self.grades:
             raise self.fields.fail(
                 line,

@@ -65,6 +65,8 @@ def _records(
         qid = fields.ident(qid, line, "query id", MAX_QUERY_ID)
         if not text:
             raise fields.fail(line, f"query {qid!r} has no text")
+        fields.text(text, line, f"the text of query {qid!r}", "query_text")
+        fields.text(description, line, f"the description of query {qid!r}", "intent")
         yield line, qid, text, description
     if ignored:
         summary.warnings.append(
