@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from metrics.label_sources import sources_report
+from metrics.services.label_sources import sources_report
 from metrics.views_sources import describe
 
 from annotate.models import BehaviourLog, Document, LabelSource, SourceLabel
