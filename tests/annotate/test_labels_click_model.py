@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from metrics.services.label_sources import sources_report
-from metrics.views_sources import describe
 
 from annotate.models import BehaviourLog, Document, LabelSource, SourceLabel
 from annotate.services.campaigns import campaign_create
 from annotate.services.labels.clicks import derive_clicks
 from annotate.services.labels.logs import import_log
+from metrics.reports.views.sources import describe
+from metrics.services.label_sources import sources_report
 from tests.annotate.import_support import add_queries, write
 
 SIM_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "sim_clicks.py"
