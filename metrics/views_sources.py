@@ -23,6 +23,7 @@ from annotate.services.labels.clicks import DEFAULT_MIN_IMPRESSIONS, derive_clic
 from annotate.services.labels.competitor import import_competitor
 from annotate.services.labels.logs import import_log
 from annotate.services.labels.purchases import derive_purchases
+from jobs.web import start_sources_job
 from metrics import charts
 from metrics.forms_sources import CompetitorForm, DeriveForm, LogForm, SourcesSettingsForm
 from metrics.label_sources import RATERS, SourcesReport, SourceSummary, sources_report
@@ -202,19 +203,23 @@ TABLES: dict[str, Callable[[SourcesReport], tuple[list[str], list[list]]]] = {
 # --- adding sources ---------------------------------------------------------------------
 
 
+FORMS = {"competitor": CompetitorForm, "log": LogForm, "derive": DeriveForm}
+
+
+def form_for(campaign: Campaign, action: str, data=None, files=None):
+    """One of the page's three forms (the worker binds it again for a job, jobs/kinds.py)."""
+    form_class = FORMS[action]
+    kwargs = {"prefix": action} if action == "log" else {"campaign": campaign, "prefix": action}
+    return form_class(data, files, **kwargs)
+
+
 def _forms(campaign: Campaign, data=None, files=None, *, bound: str = "") -> dict:
     """The page's three forms; only the one named ``bound`` gets the posted data."""
 
     def pick(name):
         return (data, files) if name == bound else (None, None)
 
-    return {
-        "competitor_form": CompetitorForm(
-            *pick("competitor"), campaign=campaign, prefix="competitor"
-        ),
-        "log_form": LogForm(*pick("log"), prefix="log"),
-        "derive_form": DeriveForm(*pick("derive"), campaign=campaign, prefix="derive"),
-    }
+    return {f"{name}_form": form_for(campaign, name, *pick(name)) for name in FORMS}
 
 
 @login_required
@@ -232,6 +237,9 @@ def sources_add(request: HttpRequest, slug: str) -> HttpResponse:
     forms = _forms(campaign, request.POST, request.FILES, bound=action)
     form = forms[f"{action}_form"]
     if form.is_valid():
+        job = start_sources_job(request, campaign, action, form)
+        if job is not None:
+            return redirect("jobs:campaign", slug=campaign.slug)
         try:
             summary = ACTIONS[action](campaign, form.cleaned_data)
         except (ImportFailed, ValueError) as exc:
@@ -250,23 +258,23 @@ def _add_page(request, campaign: Campaign, forms: dict, status: int = 200) -> Ht
     return render(request, "metrics/sources_add.html", context, status=status)
 
 
-def _competitor(campaign: Campaign, data: dict):
+def _competitor(campaign: Campaign, data: dict, progress=None):
     upload = data["file"]
     return import_competitor(
         campaign=campaign, file=upload, filename=upload.name, name=data["name"],
-        bands=data["bands"], match=data["match"], replace=data["replace"],
+        bands=data["bands"], match=data["match"], replace=data["replace"], progress=progress,
     )  # fmt: skip
 
 
-def _log(campaign: Campaign, data: dict):
+def _log(campaign: Campaign, data: dict, progress=None):
     upload = data["file"]
     return import_log(
         campaign=campaign, file=upload, filename=upload.name, name=data["name"],
-        match=data["match"], replace=data["replace"],
+        match=data["match"], replace=data["replace"], progress=progress,
     )  # fmt: skip
 
 
-def _derive(campaign: Campaign, data: dict):
+def _derive(campaign: Campaign, data: dict, progress=None):
     log, name = data["log"], data["name"] or data["log"].name
     if data["method"] == "clicks":
         return derive_clicks(

@@ -11,6 +11,8 @@ from django.views.decorators.http import require_http_methods
 from annotate.forms.imports import ImportForm
 from annotate.selectors import campaign_managed_by
 from annotate.services.imports import ImportFailed, import_file
+from jobs.models import Kind
+from jobs.web import announce, is_large_upload, posted, start_upload_job
 
 
 @login_required
@@ -22,6 +24,14 @@ def campaign_import(request: HttpRequest, slug: str) -> HttpResponse:
         form = ImportForm(request.POST, request.FILES)
         if form.is_valid():
             upload = form.cleaned_data.pop("file")
+            if is_large_upload(upload):
+                params = {"data": posted(request.POST, ImportForm.base_fields)}
+                job = start_upload_job(
+                    kind=Kind.IMPORT, campaign=campaign, user=request.user,
+                    what=form.cleaned_data["kind"], params=params, upload=upload,
+                )  # fmt: skip
+                announce(request, job)
+                return redirect("jobs:campaign", slug=campaign.slug)
             try:
                 # The upload is passed as bytes (Django spools big ones to a temporary file) and
                 # decoded line by line, so a byte that is not UTF-8 is reported at its line.
