@@ -9,11 +9,14 @@ killed job leaves nothing of it.
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -123,19 +126,56 @@ def run_job(job_id: int) -> str:
     heartbeat.start()
     try:
         state, outcome, error = _perform(job, context)
+    except BaseException:
+        # The worker was told to stop at once (a second SIGTERM or Ctrl-C): the job's
+        # transaction was rolled back on the way out.
+        _record(job, context, State.FAILED, None, "the worker was stopped: nothing was written")
+        raise
     finally:
         heartbeat.stopping.set()
         heartbeat.join()
-        _finish(job, context, heartbeat)
+        _finish(job)
     _record(job, context, state, outcome, error)
     return state
+
+
+@contextmanager
+def one_writer(context: JobContext) -> Iterator[None]:
+    """SQLite has one writer at a time, and refuses (rather than waits for) a transaction
+    that read before it wrote while another one writes: two workers importing at once would
+    fail one import with "database is locked". SQLite lives on one machine, so its workers
+    take turns through a lock file beside the database. Cancelling works while waiting."""
+    connection = connections["default"]
+    name = str(connection.settings_dict["NAME"])
+    if connection.vendor != "sqlite" or name.startswith("file:") or ":memory:" in name:
+        yield
+        return
+    with open(f"{name}.jobs-lock", "a") as lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                context.check()
+                time.sleep(0.2)
+        # BEGIN IMMEDIATE: the job's transaction takes the write lock when it starts (waiting
+        # for a web request's write, up to the busy timeout), never half-way.
+        if not hasattr(connection, "transaction_mode"):
+            connection.get_connection_params()
+        previous, connection.transaction_mode = connection.transaction_mode, "IMMEDIATE"
+        try:
+            yield
+        finally:
+            connection.transaction_mode = previous
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _perform(job: Job, context: JobContext) -> tuple[str, Outcome | None, str]:
     from jobs.kinds import KINDS
 
     try:
-        outcome = KINDS[job.kind](job, context)
+        with one_writer(context):
+            outcome = KINDS[job.kind](job, context)
     except JobCancelled:
         return State.CANCELLED, None, "cancelled: nothing was written"
     except Exception as exc:
@@ -159,7 +199,7 @@ def _expected_error(exc: Exception) -> str | None:
     return None
 
 
-def _finish(job: Job, context: JobContext, heartbeat: Heartbeat) -> None:
+def _finish(job: Job) -> None:
     from jobs.uploads import discard
 
     discard(job.pk)

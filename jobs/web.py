@@ -22,9 +22,14 @@ def is_large_upload(upload) -> bool:
 
 
 def posted(data, keys=None) -> dict[str, list[str]]:
-    """The posted fields as plain lists (JSON for the job), files left out."""
+    """The posted fields as plain lists (JSON for the job), files and the CSRF token left
+    out."""
     getlist = data.getlist if hasattr(data, "getlist") else (lambda k: [data[k]])
-    return {k: [str(v) for v in getlist(k)] for k in data if keys is None or k in keys}
+    return {
+        k: [str(v) for v in getlist(k)]
+        for k in data
+        if (keys is None or k in keys) and k != "csrfmiddlewaretoken"
+    }
 
 
 def rebind(params_data: dict[str, list[str]]) -> MultiValueDict:
@@ -46,6 +51,17 @@ def start_upload_job(*, kind: str, campaign, user, what: str, params: dict, uplo
         upload=upload.chunks(),
         upload_name=upload.name,
     )
+
+
+def start_import_job(campaign, user, data, upload) -> Job:
+    """The upload page's (and the API's) import, as a job: its fields and its file."""
+    from annotate.forms.imports import ImportForm
+
+    params = {"data": posted(data, ImportForm.base_fields)}
+    return start_upload_job(
+        kind=Kind.IMPORT, campaign=campaign, user=user, what=params["data"]["kind"][0],
+        params=params, upload=upload,
+    )  # fmt: skip
 
 
 def announce(request: HttpRequest, job: Job) -> None:

@@ -237,10 +237,9 @@ def sources_add(request: HttpRequest, slug: str) -> HttpResponse:
     forms = _forms(campaign, request.POST, request.FILES, bound=action)
     form = forms[f"{action}_form"]
     if form.is_valid():
-        job = start_sources_job(request, campaign, action, form)
-        if job is not None:
-            return redirect("jobs:campaign", slug=campaign.slug)
         try:
+            if start_sources_job(request, campaign, action, form) is not None:
+                return redirect("jobs:campaign", slug=campaign.slug)
             summary = ACTIONS[action](campaign, form.cleaned_data)
         except (ImportFailed, ValueError) as exc:
             form.add_error(None, f"Nothing was stored: {exc}")

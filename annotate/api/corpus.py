@@ -44,8 +44,7 @@ from annotate.services.imports import import_file
 from annotate.services.manage import campaign_open
 from annotate.views.manage_campaign import may_create_campaigns
 from jobs.api import JobSerializer, job_data
-from jobs.models import Kind
-from jobs.web import is_large_upload, posted, start_upload_job
+from jobs.web import is_large_upload, start_import_job
 
 ACCEPTED = OpenApiResponse(
     JobSerializer,
@@ -263,11 +262,7 @@ def run_import(request: Request, campaign: Campaign, *, kind: str | None = None)
     options = dict(form.cleaned_data)
     upload = options.pop("file")
     if is_large_upload(upload):
-        job = start_upload_job(
-            kind=Kind.IMPORT, campaign=campaign, user=request.user, what=options["kind"],
-            params={"data": posted(data)}, upload=upload,
-        )  # fmt: skip
-        body = job_data(request, job)
+        body = job_data(request, start_import_job(campaign, request.user, data, upload))
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
     summary = import_file(campaign=campaign, file=upload, filename=upload.name, **options)
     return Response(ImportSummarySerializer(summary).data, status=status.HTTP_201_CREATED)
