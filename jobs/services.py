@@ -54,6 +54,14 @@ def start_job(
     return job
 
 
+def start_recompute_job(*, campaign_id: int, user, force: bool = True) -> Job:
+    return start_job(
+        kind="recompute", campaign_id=campaign_id, user=user, unit="snapshots",
+        title="recompute every report snapshot" if force else "recompute stale report snapshots",
+        params={"force": force},
+    )  # fmt: skip
+
+
 def cancel_job(job: Job) -> Job:
     """A queued job is cancelled at once; a running one is asked to stop and does so at its
     next progress report (jobs/runner.py), rolling back what it had not committed."""

@@ -11,9 +11,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.selectors import campaign_managed_by
-from jobs.models import Kind, Worker
+from jobs.models import Worker
 from jobs.selectors import job_managed_by
-from jobs.services import campaign_jobs, cancel_job, live_workers, start_job, status
+from jobs.services import (
+    campaign_jobs,
+    cancel_job,
+    live_workers,
+    start_recompute_job,
+    status,
+)
 
 
 @login_required
@@ -59,10 +65,7 @@ def job_cancel(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
 @require_POST
 def recompute(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_managed_by(request.user, slug)
-    job = start_job(
-        kind=Kind.RECOMPUTE, campaign_id=campaign.pk, user=request.user,
-        title="recompute every report snapshot", params={"force": True}, unit="snapshots",
-    )  # fmt: skip
+    job = start_recompute_job(campaign_id=campaign.pk, user=request.user)
     messages.success(request, f"Started job {job.pk}: the reports keep their snapshots until "
                      "it succeeds.")  # fmt: skip
     return redirect("jobs:campaign", slug=campaign.slug)
