@@ -85,3 +85,37 @@ def test_a_cancelled_recompute_keeps_the_previous_snapshots(personas):
         run_recompute(job, context)
     after = EvaluationSnapshot.objects.order_by("pk").values_list("pk", "computed_at")
     assert list(after) == before
+
+
+@override_settings(JOBS_SYNC_MAX_BYTES=10, JOBS_SYNC_MAX_ITEMS=1)
+def test_a_big_log_and_its_derivation_run_as_jobs(personas):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from annotate.models import BehaviourLog, Document, SourceLabel
+    from tests.annotate.import_support import add_queries
+
+    campaign = personas.campaign
+    add_queries(campaign, "q1", "q2")
+    Document.objects.bulk_create(
+        Document(campaign=campaign, external_id=f"d{i}") for i in range(1, 4)
+    )
+    log = (
+        "qid,docno,position,impressions,clicks,purchases\n"
+        "q1,d1,1,100,50,1\nq1,d2,2,100,5,0\nq2,d3,1,100,20,0\nq2,d1,2,100,30,2\n"
+    )
+    client = personas.client_for("manager")
+    url = reverse("metrics:sources_add", args=[campaign.slug])
+    upload = SimpleUploadedFile("week.csv", log.encode())
+    response = client.post(
+        url, {"action": "log", "log-file": upload, "log-name": "week", "log-match": "auto"}
+    )
+    assert response["Location"] == reverse("jobs:campaign", args=[campaign.slug])
+    assert not BehaviourLog.objects.exists()
+    assert run_job.call(Job.objects.get().pk) == State.SUCCEEDED
+    week = BehaviourLog.objects.get(campaign=campaign, name="week")
+    assert week.rows == 4
+    client.post(url, {"action": "derive", "derive-log": week.pk, "derive-method": "clicks"})
+    derive = Job.objects.get(kind="sources", state=State.QUEUED)
+    assert "csrfmiddlewaretoken" not in derive.params["data"]
+    assert run_job.call(derive.pk) == State.SUCCEEDED
+    assert SourceLabel.objects.filter(source__name="clicks:week").count() == 4
