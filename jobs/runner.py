@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import connections
 from django.db.models import F
 from django.utils import timezone
 from django_tasks import task
@@ -184,8 +184,6 @@ def _perform(job: Job, context: JobContext) -> tuple[str, Outcome | None, str]:
             logger.exception("job %s failed", job.pk)
             return State.FAILED, None, f"internal error ({type(exc).__name__}); see the logs"
         return State.FAILED, None, expected
-    finally:
-        close_old_connections()
     # Cancelled after its last progress report, it committed all the same: it succeeded.
     return State.SUCCEEDED, outcome, ""
 
