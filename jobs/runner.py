@@ -179,7 +179,7 @@ def _perform(job: Job, context: JobContext) -> tuple[str, Outcome | None, str]:
     except JobCancelled:
         return State.CANCELLED, None, "cancelled: nothing was written"
     except Exception as exc:
-        expected = getattr(exc, "job_error", None) or _expected_error(exc)
+        expected = _expected_error(exc)
         if expected is None:
             logger.exception("job %s failed", job.pk)
             return State.FAILED, None, f"internal error ({type(exc).__name__}); see the logs"
@@ -206,11 +206,14 @@ def _finish(job: Job) -> None:
 
 def _record(job: Job, context: JobContext, state: str, outcome: Outcome | None, error: str):
     done = context.done if state != State.SUCCEEDED else max(context.done, context.total)
+    now = timezone.now()
+    seconds = (now - job.started_at).total_seconds() if job.started_at else 0.0
     Job.objects.filter(pk=job.pk, state=State.RUNNING).update(
         state=state,
-        finished_at=timezone.now(),
-        heartbeat_at=timezone.now(),
+        finished_at=now,
+        heartbeat_at=now,
         done=done,
+        rate=done / seconds if seconds > 0 else 0.0,
         total=context.total,
         outcome=outcome.summary if outcome else "",
         warnings=outcome.warnings if outcome else [],
