@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.conf import settings
 
 JOBS_DB = "jobs"
-JOBS_APPS = frozenset({"jobs", "django_tasks_db"})
+JOBS_APPS = frozenset({"jobs", "django_tasks_database"})  # the latter: django-tasks-db
 
 
 def shares_database() -> bool:

@@ -91,7 +91,7 @@ class Stack:
     def manage(self, *args: str) -> str:
         done = subprocess.run(
             [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env,
-            capture_output=True, text=True, timeout=PATIENCE,
+            capture_output=True, text=True, timeout=4 * PATIENCE,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr[-3000:]
         return done.stdout
