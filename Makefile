@@ -1,5 +1,6 @@
 # Two commands that work from nothing but Python 3.11+:
 #   make run   - set up, migrate, load demo data, serve on http://127.0.0.1:8000/ (SQLite)
+#                with one background job worker beside the server; Ctrl-C stops both
 #   make test  - set up and run the whole test suite (DATABASE_URL picks the database)
 PYTHON ?= python3
 VENV := .venv
@@ -33,8 +34,12 @@ migrate: setup
 demo: migrate
 	$(BIN)/python manage.py demo
 
+# The worker runs beside the server; whichever way the server stops (Ctrl-C reaches both),
+# the trap stops the worker too. It does not reload on code changes: Ctrl-C and run again.
 run: demo
 	@echo "Open http://$(HOST):$(PORT)/ and log in as manager, rater1 or rater2 (password: demo)."
+	@$(BIN)/python manage.py jobs_worker --no-reload & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 lint: setup-dev

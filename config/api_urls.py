@@ -11,6 +11,7 @@ from rest_framework.routers import DefaultRouter
 from annotate.api import urls as annotate_api
 from annotate.api.errors import not_found
 from annotate.api.me import MeView
+from jobs import api as jobs_api
 from metrics.api import endpoints as metrics_api
 
 router = DefaultRouter()
@@ -27,6 +28,7 @@ urlpatterns = [
     path("me/", MeView.as_view(), name="api-me"),
     *annotate_api.urlpatterns,
     *metrics_api.urlpatterns,
+    *jobs_api.urlpatterns,
     path("", include(router.urls)),
     re_path(r"", not_found),  # last: anything else under /api/v1/ is a JSON 404
 ]

@@ -44,6 +44,19 @@ def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
     return value
 
 
+def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number; got {raw!r}") from None
+    if not value >= minimum:  # also refuses nan
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}; got {raw!r}")
+    return value
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     """A comma-separated list; empty items are refused because they are always a typo."""
     raw = os.environ.get(name)
@@ -95,6 +108,25 @@ def env_database(name: str, default: str) -> dict:
         # config/db.py: only its hot_cursor binds on the server, so only its statements are
         # prepared; Django's client-side cursors never are.
         config.setdefault("OPTIONS", {})["prepare_threshold"] = 0
+    return config
+
+
+def jobs_database(default: dict) -> dict:
+    """The database alias `jobs` (job rows, their progress, uploads and the task queue).
+
+    On PostgreSQL it is the same database through its own connections, so a job's progress
+    and heartbeat commit while its import's transaction is still open. SQLite locks the whole
+    file for one writer until commit, so there a sibling file (db.sqlite3 -> db-jobs.sqlite3)
+    holds the jobs: the web pages and the heartbeat write it while an import holds the main
+    file. Both files must sit on the one machine that runs the web and the workers."""
+    config = {**default, "OPTIONS": dict(default.get("OPTIONS", {}))}
+    config["TEST"] = dict(default.get("TEST", {}))
+    if default["ENGINE"] == "django.db.backends.sqlite3":
+        main = Path(str(default["NAME"]))
+        config["NAME"] = str(main.with_name(f"{main.stem}-jobs{main.suffix or '.sqlite3'}"))
+        if config["TEST"].get("NAME"):
+            test = Path(config["TEST"]["NAME"])
+            config["TEST"]["NAME"] = str(test.with_name(f"{test.stem}-jobs{test.suffix}"))
     return config
 
 

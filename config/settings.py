@@ -15,7 +15,16 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_cache, env_database, env_int, env_list, env_origins
+from config.env import (
+    env_bool,
+    env_cache,
+    env_database,
+    env_float,
+    env_int,
+    env_list,
+    env_origins,
+    jobs_database,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -49,8 +58,11 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "django_tasks",
+    "django_tasks_db",
     "annotate",
     "metrics",
+    "jobs",
 ]
 
 MIDDLEWARE = [
@@ -95,7 +107,24 @@ DATABASES = {"default": env_database("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db
 if os.environ.get("TEST_DATABASE_NAME"):
     # Lets several test runs share one PostgreSQL server without dropping each other's database.
     DATABASES["default"]["TEST"] = {"NAME": os.environ["TEST_DATABASE_NAME"]}
+DATABASES["jobs"] = jobs_database(DATABASES["default"])
+DATABASE_ROUTERS = ["jobs.routers.JobsRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Background jobs (jobs/): the Django Tasks API (DEP 14, django.tasks from Django 6.0; the
+# django-tasks backport until then) on its database backend, so the queue needs no server.
+# Workers: `manage.py jobs_worker` (README, deployment).
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# A running job's worker writes its heartbeat this often; a job whose heartbeat is older than
+# JOBS_STALE_SECONDS is marked failed (its worker died; its transaction was rolled back).
+JOBS_HEARTBEAT_SECONDS = env_float("JOBS_HEARTBEAT_SECONDS", 2.0, minimum=0.05)
+JOBS_STALE_SECONDS = env_float("JOBS_STALE_SECONDS", 30.0, minimum=0.5)
+# Uploads up to this size are imported in the request (well under a second); larger ones run
+# as jobs. Uploads stored for a job may not exceed JOBS_MAX_UPLOAD_BYTES.
+JOBS_SYNC_MAX_BYTES = env_int("JOBS_SYNC_MAX_BYTES", 1024 * 1024, minimum=0)
+JOBS_MAX_UPLOAD_BYTES = env_int("JOBS_MAX_UPLOAD_BYTES", 1024**3, minimum=1)
+# Pooling and label derivation from a log run as jobs past this many input rows.
+JOBS_SYNC_MAX_ITEMS = env_int("JOBS_SYNC_MAX_ITEMS", 200_000, minimum=0)
 
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},

@@ -50,9 +50,36 @@ def _fresh_caches():
         caches[alias].clear()
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    """pytest-django's, then: close the jobs alias's connection before the test database is
+    dropped (on PostgreSQL it is a second connection to that same database)."""
+    yield
+    from django.db import connections
+
+    connections["jobs"].close()
+
+
+def _with_jobs_database(items) -> None:
+    """Every database test may touch the jobs alias (a page that starts a job, the API's
+    job endpoints): add it where a test names no databases of its own."""
+    for item in items:
+        if "_django_db_helper" not in item.fixturenames:
+            continue
+        marker = item.get_closest_marker("django_db")
+        if marker is not None and "databases" in marker.kwargs:
+            continue
+        kwargs = dict(marker.kwargs) if marker is not None else {}
+        args = marker.args if marker is not None else ()
+        kwargs["databases"] = ["default", "jobs"]
+        item.add_marker(pytest.mark.django_db(*args, **kwargs), append=False)
+
+
 def pytest_collection_modifyitems(config, items):
     """Skip PostgreSQL-only tests on SQLite, unless CI demands every test run."""
     from django.db import connection
+
+    _with_jobs_database(items)
 
     if connection.vendor == "postgresql":
         return

@@ -43,7 +43,15 @@ from annotate.selectors import campaigns_for
 from annotate.services.imports import import_file
 from annotate.services.manage import campaign_open
 from annotate.views.manage_campaign import may_create_campaigns
+from jobs.api import JobSerializer, job_data
+from jobs.web import is_large_upload, start_import_job
 
+ACCEPTED = OpenApiResponse(
+    JobSerializer,
+    description="A file over JOBS_SYNC_MAX_BYTES (1 MiB) is imported in the background: the "
+    "body is the job, and Location its URL to GET for state and progress. Smaller files are "
+    "imported in the request (201).",
+)
 REFUSED = {
     (400, JSON): OpenApiResponse(ErrorSerializer, description="Bad input; the body says what."),
     (404, JSON): OpenApiResponse(ErrorSerializer, description="No such campaign for the caller."),
@@ -162,7 +170,7 @@ class RunViewSet(mixins.CreateModelMixin, ManagedViewSet):
 
     @extend_schema(
         request={"multipart/form-data": RunUploadSerializer},
-        responses={201: ImportSummarySerializer, **REFUSED},
+        responses={201: ImportSummarySerializer, 202: ACCEPTED, **REFUSED},
     )
     def create(self, request: Request, *args, **kwargs) -> Response:
         campaign = managed_campaign(request.user, str(request.data.get("campaign", "")))
@@ -247,11 +255,15 @@ def run_import(request: Request, campaign: Campaign, *, kind: str | None = None)
     data = {key: request.data.get(key) for key in ImportForm.base_fields if key != "file"}
     if kind is not None:
         data["kind"] = kind
-    form = ImportForm({k: v for k, v in data.items() if v is not None}, request.FILES)
+    data = {k: v for k, v in data.items() if v is not None}
+    form = ImportForm(data, request.FILES)
     if not form.is_valid():
         raise FormInvalid(form)
     options = dict(form.cleaned_data)
     upload = options.pop("file")
+    if is_large_upload(upload):
+        body = job_data(request, start_import_job(campaign, request.user, data, upload))
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
     summary = import_file(campaign=campaign, file=upload, filename=upload.name, **options)
     return Response(ImportSummarySerializer(summary).data, status=status.HTTP_201_CREATED)
 
@@ -262,7 +274,7 @@ class ImportView(APIView):
 
     @extend_schema(
         request={"multipart/form-data": ImportInputSerializer},
-        responses={201: ImportSummarySerializer, **REFUSED},
+        responses={201: ImportSummarySerializer, 202: ACCEPTED, **REFUSED},
     )
     def post(self, request: Request, slug: str) -> Response:
         return run_import(request, managed_campaign(request.user, slug))

@@ -11,6 +11,8 @@ from django.views.decorators.http import require_http_methods
 from annotate.forms.imports import ImportForm
 from annotate.selectors import campaign_managed_by
 from annotate.services.imports import ImportFailed, import_file
+from jobs.uploads import UploadTooLarge
+from jobs.web import announce, is_large_upload, start_import_job
 
 
 @login_required
@@ -23,12 +25,16 @@ def campaign_import(request: HttpRequest, slug: str) -> HttpResponse:
         if form.is_valid():
             upload = form.cleaned_data.pop("file")
             try:
+                if is_large_upload(upload):
+                    job = start_import_job(campaign, request.user, request.POST, upload)
+                    announce(request, job)
+                    return redirect("jobs:campaign", slug=campaign.slug)
                 # The upload is passed as bytes (Django spools big ones to a temporary file) and
                 # decoded line by line, so a byte that is not UTF-8 is reported at its line.
                 summary = import_file(
                     campaign=campaign, file=upload, filename=upload.name, **form.cleaned_data
                 )
-            except ImportFailed as exc:
+            except (ImportFailed, UploadTooLarge) as exc:
                 messages.error(request, f"Nothing was imported: {exc}")
             else:
                 messages.success(request, str(summary))

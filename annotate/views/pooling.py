@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 from annotate.forms.pooling import PoolForm
 from annotate.selectors import campaign_managed_by
 from annotate.services.pooling import pool_from_runs
+from jobs.web import start_pooling_job
 
 
 @login_required
@@ -19,6 +20,9 @@ def pool(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_managed_by(request.user, slug)
     form = PoolForm(request.POST, campaign=campaign)
     if form.is_valid():
+        job = start_pooling_job(request, campaign, form)
+        if job is not None:
+            return redirect("jobs:campaign", slug=campaign.slug)
         result = pool_from_runs(
             campaign=campaign,
             runs=list(form.cleaned_data["runs"]),

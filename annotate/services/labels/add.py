@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from annotate.models import Campaign
+from annotate.services.imports.common import Progress
 from annotate.services.labels.clicks import DEFAULT_MIN_EXPECTED_CLICKS, derive_clicks
 from annotate.services.labels.competitor import import_competitor
 from annotate.services.labels.logs import import_log
@@ -16,32 +17,34 @@ from annotate.services.labels.purchases import derive_purchases
 ADD_ACTIONS = ("competitor", "log", "derive")
 
 
-def label_source_add(*, campaign: Campaign, action: str, data: dict[str, Any]) -> Any:
+def label_source_add(
+    *, campaign: Campaign, action: str, data: dict[str, Any], progress: Progress | None = None
+) -> Any:
     """Run one of ADD_ACTIONS with a form's cleaned data (an uploaded file under "file") and
     return the import's summary. Raises ImportFailed or ValueError, storing nothing, on bad
     input; ValueError for an unknown action."""
     if action not in _ACTIONS:
         raise ValueError(f"unknown action {action!r}: use one of {', '.join(ADD_ACTIONS)}")
-    return _ACTIONS[action](campaign, data)
+    return _ACTIONS[action](campaign, data, progress)
 
 
-def _competitor(campaign: Campaign, data: dict[str, Any]):
+def _competitor(campaign: Campaign, data: dict[str, Any], progress: Progress | None):
     upload = data["file"]
     return import_competitor(
         campaign=campaign, file=upload, filename=upload.name, name=data["name"],
-        bands=data["bands"], match=data["match"], replace=data["replace"],
+        bands=data["bands"], match=data["match"], replace=data["replace"], progress=progress,
     )  # fmt: skip
 
 
-def _log(campaign: Campaign, data: dict[str, Any]):
+def _log(campaign: Campaign, data: dict[str, Any], progress: Progress | None):
     upload = data["file"]
     return import_log(
         campaign=campaign, file=upload, filename=upload.name, name=data["name"],
-        match=data["match"], replace=data["replace"],
+        match=data["match"], replace=data["replace"], progress=progress,
     )  # fmt: skip
 
 
-def _derive(campaign: Campaign, data: dict[str, Any]):
+def _derive(campaign: Campaign, data: dict[str, Any], progress: Progress | None):
     log, name = data["log"], data["name"] or data["log"].name
     if data["method"] == "clicks":
         floor = data["min_expected_clicks"]
@@ -54,7 +57,7 @@ def _derive(campaign: Campaign, data: dict[str, Any]):
     )
 
 
-_ACTIONS: dict[str, Callable[[Campaign, dict[str, Any]], Any]] = {
+_ACTIONS: dict[str, Callable[[Campaign, dict[str, Any], Progress | None], Any]] = {
     "competitor": _competitor,
     "log": _log,
     "derive": _derive,

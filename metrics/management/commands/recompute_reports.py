@@ -19,6 +19,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--campaign", metavar="SLUG", help="only this campaign")
         parser.add_argument("--force", action="store_true", help="recompute fresh ones too")
+        parser.add_argument(
+            "--enqueue",
+            action="store_true",
+            help="queue one background job per campaign for the job workers instead "
+            "(each campaign's jobs page shows it)",
+        )
 
     def handle(self, *args, **options) -> None:
         campaigns = Campaign.objects.order_by("slug")
@@ -26,6 +32,15 @@ class Command(BaseCommand):
             campaigns = campaigns.filter(slug=options["campaign"])
             if not campaigns.exists():
                 raise CommandError(f"no campaign with slug {options['campaign']!r}")
+        if options["enqueue"]:
+            from jobs.services import start_recompute_job
+
+            for campaign in campaigns:
+                job = start_recompute_job(
+                    campaign_id=campaign.pk, user=None, force=options["force"]
+                )
+                self.stdout.write(f"{campaign.slug}: queued as job {job.pk}")
+            return
         for campaign in campaigns:
             for what, fresh in snapshots_recompute(campaign=campaign, force=options["force"]):
                 if fresh.recomputed:

@@ -21,6 +21,7 @@ from annotate.models import Campaign
 from annotate.selectors import campaign_managed_by
 from annotate.services.imports import ImportFailed
 from annotate.services.labels.add import ADD_ACTIONS, label_source_add
+from jobs.web import start_sources_job
 from metrics.reports import charts
 from metrics.reports.forms_sources import CompetitorForm, DeriveForm, LogForm, SourcesSettingsForm
 from metrics.reports.presenting import csv_response
@@ -211,19 +212,23 @@ TABLES: dict[str, Callable[[SourcesReport], tuple[list[str], list[list]]]] = {
 # --- adding sources ---------------------------------------------------------------------
 
 
+FORMS = {"competitor": CompetitorForm, "log": LogForm, "derive": DeriveForm}
+
+
+def form_for(campaign: Campaign, action: str, data=None, files=None):
+    """One of the page's three forms (the worker binds it again for a job, jobs/kinds.py)."""
+    form_class = FORMS[action]
+    kwargs = {"prefix": action} if action == "log" else {"campaign": campaign, "prefix": action}
+    return form_class(data, files, **kwargs)
+
+
 def _forms(campaign: Campaign, data=None, files=None, *, bound: str = "") -> dict:
     """The page's three forms; only the one named ``bound`` gets the posted data."""
 
     def pick(name):
         return (data, files) if name == bound else (None, None)
 
-    return {
-        "competitor_form": CompetitorForm(
-            *pick("competitor"), campaign=campaign, prefix="competitor"
-        ),
-        "log_form": LogForm(*pick("log"), prefix="log"),
-        "derive_form": DeriveForm(*pick("derive"), campaign=campaign, prefix="derive"),
-    }
+    return {f"{name}_form": form_for(campaign, name, *pick(name)) for name in FORMS}
 
 
 @login_required
@@ -242,6 +247,8 @@ def sources_add(request: HttpRequest, slug: str) -> HttpResponse:
     form = forms[f"{action}_form"]
     if form.is_valid():
         try:
+            if start_sources_job(request, campaign, action, form) is not None:
+                return redirect("jobs:campaign", slug=campaign.slug)
             summary = label_source_add(campaign=campaign, action=action, data=form.cleaned_data)
         except (ImportFailed, ValueError) as exc:
             form.add_error(None, f"Nothing was stored: {exc}")

@@ -1,0 +1,36 @@
+"""Job rows, their uploads and the task queue live on the `jobs` alias (config/env.py says
+why). When that alias is the default database itself (PostgreSQL), every app migrates through
+either alias; when it is a separate SQLite file, each table lives in exactly one of them."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+JOBS_DB = "jobs"
+JOBS_APPS = frozenset({"jobs", "django_tasks_database"})  # the latter: django-tasks-db
+
+
+def shares_database() -> bool:
+    """Whether the jobs alias is the default database (config.env.jobs_database: everywhere
+    but on SQLite). Read from the engine, not the name: the test runner renames one alias's
+    database before the other's."""
+    return settings.DATABASES[JOBS_DB]["ENGINE"] != "django.db.backends.sqlite3"
+
+
+class JobsRouter:
+    def _route(self, model) -> str | None:
+        return JOBS_DB if model._meta.app_label in JOBS_APPS else None
+
+    def db_for_read(self, model, **hints) -> str | None:
+        return self._route(model)
+
+    def db_for_write(self, model, **hints) -> str | None:
+        return self._route(model)
+
+    def allow_relation(self, obj1, obj2, **hints) -> bool | None:
+        return None
+
+    def allow_migrate(self, db: str, app_label: str, **hints) -> bool | None:
+        if shares_database():
+            return None
+        return (app_label in JOBS_APPS) == (db == JOBS_DB)

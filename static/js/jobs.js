@@ -1,0 +1,55 @@
+// The jobs page, kept current without a reload: poll status.json and rewrite each row's
+// cells (as text, never markup). New jobs reload the page once so they get their forms.
+(function () {
+  "use strict";
+  const table = document.getElementById("jobs");
+  if (!table) return;
+  const url = table.dataset.statusUrl;
+  const number = new Intl.NumberFormat();
+
+  function left(seconds) {
+    if (seconds === null || seconds === undefined) return "";
+    if (seconds < 60) return Math.ceil(seconds) + " s";
+    return Math.floor(seconds / 60) + " min " + Math.ceil(seconds % 60) + " s";
+  }
+
+  function update(row, job) {
+    const set = (name, text) => {
+      const cell = row.querySelector('[data-field="' + name + '"]');
+      if (cell) cell.textContent = text;
+    };
+    set("state", job.state + (job.cancel_requested && !job.finished ? " (stopping)" : ""));
+    set("count", number.format(job.done) + " / " + number.format(job.total) + " " + job.unit);
+    set("rate", job.rate ? number.format(job.rate) + " " + job.unit + "/s" : "");
+    set("left", left(job.seconds_left));
+    const warnings = job.warnings && job.warnings.length ? " " + job.warnings.join(" ") : "";
+    set("outcome", job.error || (job.outcome ? job.outcome + warnings : ""));
+    const bar = row.querySelector('[data-field="bar"]');
+    if (bar) {
+      bar.max = Math.max(job.total, 1);
+      bar.value = job.finished && job.state === "succeeded" ? bar.max : job.done;
+    }
+    const cancel = row.querySelector('[data-field="cancel"]');
+    if (cancel && job.finished) cancel.remove();
+  }
+
+  async function poll() {
+    try {
+      const response = await fetch(url, { headers: { Accept: "application/json" } });
+      if (response.ok) {
+        const data = await response.json();
+        const workers = document.getElementById("workers");
+        if (workers) workers.textContent = data.workers + " worker" + (data.workers === 1 ? "" : "s") + " running.";
+        for (const job of data.jobs) {
+          const row = table.querySelector('tr[data-job="' + job.id + '"]');
+          if (row) update(row, job);
+          else { window.location.reload(); return; }
+        }
+      }
+    } catch (error) {
+      // A failed poll (server restarting) is retried at the next tick.
+    }
+    window.setTimeout(poll, 1000);
+  }
+  window.setTimeout(poll, 1000);
+})();
