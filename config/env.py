@@ -114,8 +114,9 @@ def env_database(name: str, default: str) -> dict:
 def jobs_database(default: dict) -> dict:
     """The database alias `jobs` (job rows, their progress, uploads and the task queue).
 
-    On PostgreSQL it is the same database through its own connections, so a job's progress
-    and heartbeat commit while its import's transaction is still open. SQLite locks the whole
+    On PostgreSQL it is the same database, and the job tables are used through the default
+    alias (jobs/routers.py): a job's progress and heartbeat commit from the heartbeat thread's
+    own connection while its import's transaction is still open. SQLite locks the whole
     file for one writer until commit, so there a sibling file (db.sqlite3 -> db-jobs.sqlite3)
     holds the jobs: the web pages and the heartbeat write it while an import holds the main
     file. Both files must sit on the one machine that runs the web and the workers."""

@@ -5,6 +5,7 @@ either alias; when it is a separate SQLite file, each table lives in exactly one
 from __future__ import annotations
 
 from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS
 
 JOBS_DB = "jobs"
 JOBS_APPS = frozenset({"jobs", "django_tasks_database"})  # the latter: django-tasks-db
@@ -17,9 +18,17 @@ def shares_database() -> bool:
     return settings.DATABASES[JOBS_DB]["ENGINE"] != "django.db.backends.sqlite3"
 
 
+def jobs_db() -> str:
+    """The alias the job tables are read and written through. On PostgreSQL that is the
+    default alias: the heartbeat thread has its own connection anyway, and a migration of
+    django-tasks-db that writes its table must not go through a second connection that waits
+    for the migration's own transaction (a deadlock)."""
+    return DEFAULT_DB_ALIAS if shares_database() else JOBS_DB
+
+
 class JobsRouter:
     def _route(self, model) -> str | None:
-        return JOBS_DB if model._meta.app_label in JOBS_APPS else None
+        return jobs_db() if model._meta.app_label in JOBS_APPS else None
 
     def db_for_read(self, model, **hints) -> str | None:
         return self._route(model)

@@ -26,7 +26,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from jobs.models import Job, State, Worker
-from jobs.routers import JOBS_DB
+from jobs.routers import jobs_db
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ class Heartbeat(threading.Thread):
             while not self.stopping.wait(settings.JOBS_HEARTBEAT_SECONDS):
                 self.beat()
         finally:
-            connections[JOBS_DB].close()
+            connections[jobs_db()].close()
 
     def beat(self) -> None:
         ctx = self.context

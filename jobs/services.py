@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from jobs import uploads
 from jobs.models import FINISHED, Job, State, Worker
-from jobs.routers import JOBS_DB
+from jobs.routers import jobs_db
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ def start_job(
     uploads.UploadTooLarge, leaving nothing behind, for a file over the limit."""
     from jobs.runner import run_job  # the task module imports the job kinds' services
 
-    with transaction.atomic(using=JOBS_DB):
+    with transaction.atomic(using=jobs_db()):
         job = Job.objects.create(
             kind=kind,
             title=title[:300],

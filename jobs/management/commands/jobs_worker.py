@@ -14,7 +14,7 @@ from django.utils import timezone
 from django_tasks_db.management.commands.db_worker import Command as DbWorkerCommand
 
 from jobs.models import Worker
-from jobs.routers import JOBS_DB
+from jobs.routers import jobs_db
 from jobs.runner import worker_name
 from jobs.services import reap_stale
 
@@ -29,7 +29,7 @@ def _watch(name: str, stop: threading.Event) -> None:
             reap_stale()
         except Exception:  # retried at the next beat; a database restart must not kill us
             logger.exception("worker %s: watch failed", name)
-    connections[JOBS_DB].close()
+    connections[jobs_db()].close()
 
 
 def _unregister(name: str, stop: threading.Event) -> None:
