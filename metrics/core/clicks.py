@@ -270,7 +270,7 @@ def fit_pbm(
     The rule watches γ, which is what the labels use, not α: the α of rarely shown pairs
     converge far more slowly and would set the pace for nothing. On the simulated logs of
     benchmarks/sim_clicks.py the γ it stops at are within 0.5% of the maximum-likelihood ones
-    (tests/metrics/test_core_clicks.py checks the fit against scipy with a tight ``tol``),
+    (tests/metrics/core/test_core_clicks.py checks the fit against scipy with a tight ``tol``),
     while the grade thresholds are 25% and more apart."""
     step = _PBMStep(pair, position, impressions, clicks, n_pairs, n_positions)
     gamma, alpha = _em_start(pair, position, step.imp, step.clk, n_pairs, n_positions, examination)

@@ -1,4 +1,4 @@
-"""Helpers shared by the importer tests (tests/annotate/test_import_*.py)."""
+"""Helpers shared by the importer tests (tests/annotate/services/imports/test_import_*.py)."""
 
 from __future__ import annotations
 

@@ -20,9 +20,9 @@ from django.utils import timezone
 from annotate.judging.graded import lease_release, queue_items
 from annotate.judging.sxs import sxs_lease_release, sxs_queue, verdict_submit
 from annotate.models import Lease, PoolItem, SxsTask, TaskLease, Verdict
+from tests.annotate.judging.test_lease_counters import assert_held_exact, in_threads
 from tests.annotate.queue_helpers import make_raters, queue_setup
 from tests.annotate.sxs_helpers import distinct_lists, make_comparison
-from tests.annotate.test_lease_counters import assert_held_exact, in_threads
 
 
 def assert_tasks_exact(*, renewed: bool = False) -> None:

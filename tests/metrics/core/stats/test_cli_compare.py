@@ -9,7 +9,7 @@ import pytest
 
 from metrics.cli.compare import main
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 # STATISTICS.md §6 case: per-query values of A and B.
 A = [0.50, 0.60, 0.70, 0.40, 0.80, 0.30]
 B = [0.60, 0.65, 0.68, 0.55, 0.80, 0.42]

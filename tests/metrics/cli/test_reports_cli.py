@@ -21,7 +21,7 @@ from metrics.services.scores import MeasureSettings
 from metrics.services.snapshots import scores_snapshot
 from tests.metrics.report_helpers import make_world, write_chunks, write_run
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TOL = 1e-12
 
 

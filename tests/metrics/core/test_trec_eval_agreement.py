@@ -16,8 +16,7 @@ import pytest
 from pytrec_eval_ext import RelevanceEvaluator
 
 from metrics.core import Qrels, Run, evaluate
-
-from .trec_data import random_collection
+from tests.metrics.trec_data import random_collection
 
 TREC_MEASURES = [
     "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
@@ -160,7 +159,7 @@ def test_scores_are_64_bit_floats():
 
 
 def test_arrays_dicts_and_files_give_the_same_result(tmp_path):
-    from .trec_data import write_qrels, write_run
+    from tests.metrics.trec_data import write_qrels, write_run
 
     qrels, run = random_collection(11)
     from metrics.core import read_qrels, read_run

@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 from annotate.models import LabelSource, Query, Run, SourceLabel
 from tests.annotate.import_support import counts, make_campaign, write
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from annotate.services.adjudication import adjudication_set
 from metrics.core.aggregate import merge_rulings
 from tests.annotate.judgment_data import grade, pool_item
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_whole_engine_with_the_kernel_imports_without_django():

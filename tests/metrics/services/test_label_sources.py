@@ -19,8 +19,7 @@ from annotate.services.labels.logs import import_log
 from metrics.services.label_sources import RATERS, order_change, round_half_up, sources_report
 from tests.annotate.import_support import add_queries, write
 from tests.annotate.judgment_data import grade, make_run, pool_item
-
-from .trec_data import run_cli
+from tests.metrics.trec_data import run_cli
 
 pytestmark = pytest.mark.django_db
 

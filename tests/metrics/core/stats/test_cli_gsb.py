@@ -9,7 +9,7 @@ import pytest
 
 from metrics.cli.gsb import main
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 
 # G, S, B → gsb, se, ci_low, ci_high, sign_p, decision, conclusive, more_queries (STATISTICS.md).
 TABLE = [

@@ -20,7 +20,7 @@ from metrics.reports.views.sources import describe
 from metrics.services.label_sources import sources_report
 from tests.annotate.import_support import add_queries, write
 
-SIM_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "sim_clicks.py"
+SIM_PATH = Path(__file__).resolve().parents[4] / "benchmarks" / "sim_clicks.py"
 
 
 def _load_sim():

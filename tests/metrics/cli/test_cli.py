@@ -12,8 +12,14 @@ import pytest
 from pytrec_eval_ext import RelevanceEvaluator
 
 from metrics import cli
-
-from .trec_data import ROOT, parse_trec_output, random_collection, run_cli, write_qrels, write_run
+from tests.metrics.trec_data import (
+    ROOT,
+    parse_trec_output,
+    random_collection,
+    run_cli,
+    write_qrels,
+    write_run,
+)
 
 
 def call(*args: str) -> tuple[int, str, str]:

@@ -20,8 +20,7 @@ from metrics.core import (
     ndcg,
     read_scored,
 )
-
-from .trec_data import parse_trec_output, run_cli, write_qrels, write_run
+from tests.metrics.trec_data import parse_trec_output, run_cli, write_qrels, write_run
 
 
 def ranked(grades, extra_judged=()):
