@@ -8,6 +8,8 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
+# pytest-xdist workers: one per core. `make test PYTEST_WORKERS=0` runs everything in one process.
+PYTEST_WORKERS ?= auto
 
 .PHONY: run test lint format setup setup-dev migrate demo clean
 
@@ -53,7 +55,7 @@ format: setup-dev
 test: setup-dev
 	$(BIN)/ruff check .
 	$(BIN)/python manage.py makemigrations --check --dry-run > /dev/null || (echo "Missing migrations: run manage.py makemigrations" && exit 1)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles
+	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles var/numba

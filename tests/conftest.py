@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -16,6 +17,25 @@ from django.test import Client
 PASSWORD = "correct-horse-battery-staple"
 
 REQUIRE_ALL_TESTS = os.environ.get("REQUIRE_ALL_TESTS") == "1"
+
+# ranx compiles its numba kernels on first use (about a minute of CPU) and would cache them inside
+# site-packages, or in the user's home when that is read-only. A project-local, git-ignored cache
+# instead: a fresh clone pays once, its later runs and xdist workers reuse it, and the installed
+# environment is left as installed. Set here, before any test module imports ranx.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parents[1] / "var" / "numba"))
+
+
+def serial_group(item: pytest.Item) -> str | None:
+    """The xdist group of a test that runs in one worker, one after the other, while the other
+    workers go on (`make test` runs `pytest -n auto --dist loadgroup`): the browser tests share
+    one Chromium; the PostgreSQL race tests (threads on their own connections, so transactional)
+    time their threads against each other and should not also race each other for the CPU."""
+    if "browser" in item.keywords:
+        return "browser"
+    django_db = item.get_closest_marker("django_db")
+    if "postgres" in item.keywords and django_db and django_db.kwargs.get("transaction"):
+        return "postgres-races"
+    return None
 
 
 def pytest_configure(config):
@@ -75,12 +95,17 @@ def _with_jobs_database(items) -> None:
         item.add_marker(pytest.mark.django_db(*args, **kwargs), append=False)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups from the items
 def pytest_collection_modifyitems(config, items):
-    """Skip PostgreSQL-only tests on SQLite, unless CI demands every test run."""
+    """Put the serial tests in their xdist group; skip PostgreSQL-only tests on SQLite (in CI
+    too: the PostgreSQL pass runs them)."""
     from django.db import connection
 
     _with_jobs_database(items)
 
+    for item in items:
+        if group := serial_group(item):
+            item.add_marker(pytest.mark.xdist_group(group))
     if connection.vendor == "postgresql":
         return
     # On SQLite these skips are expected even in CI: the PostgreSQL pass runs them.

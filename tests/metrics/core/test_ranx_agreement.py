@@ -16,6 +16,9 @@ from metrics.core import evaluate
 
 ranx = pytest.importorskip("ranx")
 
+# One xdist worker compiles ranx's numba kernels (when their cache is cold), not each of them.
+pytestmark = pytest.mark.xdist_group("ranx")
+
 
 def collection(seed: int):
     rng = np.random.default_rng(seed)
