@@ -43,6 +43,9 @@ def main(directory: str, blank_megabytes: int) -> None:
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
     os.environ["DATABASE_URL"] = f"sqlite:///{work / 'probe.sqlite3'}"
     os.environ["THROTTLE_CACHE_URL"] = "locmem://"
+    # Imported in this process, not handed to a background job: the worker runs the same
+    # import service, and this measures that service's memory on the blank lines.
+    os.environ["JOBS_SYNC_MAX_BYTES"] = str(1 << 30)
     import django
 
     django.setup()
