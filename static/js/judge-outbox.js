@@ -1,10 +1,13 @@
-/* The judging screen's outbox, used by judge.js: grades wait here, kept in localStorage,
- * until the server has answered them.
+/* The judging screens' outbox, used by judge-core.js on both kinds of screen: answers
+ * (grades, side-by-side verdicts) wait here, kept in localStorage, until the server has
+ * answered them.
  *
  * One request at a time, in the order given. A network error, a 5xx, an ended sign-in or a
- * stale CSRF token keep the grade and send it again later with the same payload (the server
- * stores a grade once, however often it arrives). A 4xx refusal is final: the grade is dropped
- * and the screen says why. No framework, no build step.
+ * stale CSRF token keep the answer and send it again later with the same payload (the server
+ * stores an answer once, however often it arrives). A 4xx refusal is final: the answer is
+ * dropped and the screen says why. The stored entries ({payload, isNew, counts}, oldest first,
+ * under the key the page gives) keep their format: answers waiting in a rater's browser from
+ * an earlier version of the page are sent all the same. No framework, no build step.
  */
 (function () {
   "use strict";
@@ -35,9 +38,10 @@
     return { response, data };
   }
 
-  /* onAnswer(entry, data) when the server took an entry, onRefusal(entry, data) when it
-   * refused it for good, onChange() whenever what is waiting (or why) changed. */
-  function createOutbox({ url, storageKey, onAnswer, onRefusal, onChange }) {
+  /* onSend(entry) as each attempt starts, onAnswer(entry, data) when the server took an entry,
+   * onRefusal(entry, data) when it refused it for good, onChange() whenever what is waiting
+   * (or why) changed. */
+  function createOutbox({ url, storageKey, onSend, onAnswer, onRefusal, onChange }) {
     const entries = load();
     let sending = false;
     let retryDelay = 0;
@@ -77,6 +81,7 @@
       let settled = null; // [handler, data] once the server has decided
       try {
         const body = JSON.stringify(entry.payload);
+        if (onSend) onSend(entry);
         const { response, data } = await request(url, { method: "POST", body });
         const status = response.status;
         if (response.ok && data) settled = [onAnswer, data];
@@ -98,7 +103,7 @@
         if (settled) settled[0](entry, settled[1]);
         onChange();
       } finally {
-        if (settled) pump(); // a fault in the screen must not stall the grades behind
+        if (settled) pump(); // a fault in the screen must not stall the answers behind
       }
     }
 
@@ -122,5 +127,5 @@
     };
   }
 
-  window.Judge = { request, createOutbox };
+  window.Judging = { ...window.Judging, request, createOutbox };
 })();
