@@ -136,6 +136,11 @@ def test_a_double_tap_answers_one_task_and_typing_a_reason_between_means_two(
     expect(page.locator("#save-status")).to_have_text("All answers saved")
     assert list(Verdict.objects.values_list("task__query__text", flat=True)) == [first]
     expect(page.locator("#query-text")).to_have_text(second)
+    # Every request the page made is answered first (the first answer's reply, the progress
+    # asked for at the change of query), so the keys below meet the next task already on the
+    # page. Without this wait, on a loaded machine, the keys sometimes came while the page still
+    # waited for the third task, and the last arrow had no task to answer (cause not found).
+    page.wait_for_load_state("networkidle")
 
     # The case of 3b5e2f6: R, a reason typed, Esc, and the same arrow again at once.
     press_together(page, "ArrowDown", "r", "a", "Escape", "ArrowDown")
