@@ -27,7 +27,10 @@
   }
 
   /* A double tap of one key must not answer the item that just appeared, unread. Any other
-   * key between the two presses (typing a reason, say) means it was no double tap. */
+   * key between the two presses (typing a reason, say) means it was no double tap. The time
+   * counts from the moment the first press was handled, that is from when the next item was
+   * on the page: on a loaded machine drawing it can take longer than the window itself, and
+   * a second press queued meanwhile would otherwise pass as a new one. */
   function doubleTapGuard() {
     let last = { key: "", at: 0 };
     return {
@@ -35,10 +38,10 @@
         if (key !== last.key) last = { key: "", at: 0 };
       },
       allows(key) {
-        const now = performance.now();
-        if (key === last.key && now - last.at < DOUBLE_TAP_MS) return false;
-        last = { key, at: now };
-        return true;
+        return !(key === last.key && performance.now() - last.at < DOUBLE_TAP_MS);
+      },
+      handled(key) {
+        last = { key, at: performance.now() };
       },
     };
   }
@@ -397,6 +400,7 @@
       event.preventDefault(); // arrows would also scroll the page or move a radio choice
       if (action.guarded && !guard.allows(key)) return;
       action.run();
+      if (action.guarded) guard.handled(key);
     }
 
     function start() {

@@ -151,6 +151,45 @@ def test_a_double_tap_answers_one_task_and_typing_a_reason_between_means_two(
     assert errors == []
 
 
+def slow_down(page: Page, rate: int) -> None:
+    """Chromium's CPU throttling: drawing the next item takes longer than the double-tap window,
+    as on a loaded machine (the case the CI run of stop 26 met on the side-by-side page)."""
+    session = page.context.new_cdp_session(page)
+    session.send("Emulation.setCPUThrottlingRate", {"rate": rate})
+
+
+@pytest.mark.parametrize("screen", ["graded", "sxs"])
+def test_a_double_tap_on_a_slow_machine_still_answers_one(screen, personas, live_server, page):
+    if screen == "graded":
+        build_campaign(personas.campaign)
+        url, key, shown = f"{live_server.url}/judge/campaign-a/", "g", "#doc-title"
+    else:
+        url, key, shown = sxs_url(live_server, build(personas.campaign)), "ArrowDown", "#query-text"
+    log_in(page, live_server.url, "rater")
+    page.goto(url)
+    first = page.locator(shown).inner_text()
+    slow_down(page, 400)
+    took = page.evaluate(
+        """([key, shown]) => {
+          const before = document.querySelector(shown).textContent;
+          const start = performance.now();
+          const init = {key, bubbles: true, cancelable: true};
+          document.activeElement.dispatchEvent(new KeyboardEvent("keydown", init));
+          const drawn = performance.now() - start;
+          document.activeElement.dispatchEvent(new KeyboardEvent("keydown", init));
+          return {drawn, moved: document.querySelector(shown).textContent !== before};
+        }""",
+        [key, shown],
+    )
+    slow_down(page, 1)
+    assert took["moved"] and took["drawn"] > 150  # the slow machine the test is about
+    expect(page.locator(shown)).not_to_have_text(first)
+    noun = "grade" if screen == "graded" else "answer"
+    settle(page, noun)
+    model = Grade if screen == "graded" else Verdict
+    assert model.objects.count() == 1
+
+
 # ---- The outbox ------------------------------------------------------------------------------
 
 
