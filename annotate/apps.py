@@ -58,7 +58,7 @@ def _raw_counters(sender, instance, raw: bool = False, using: str = "default", *
         answers = Grade.objects.using(using).filter(pool_item_id=instance.pk, cant_judge=False)
         leases = Lease.objects.using(using).filter(pool_item_id=instance.pk)
     else:
-        answers = Verdict.objects.using(using).filter(task_id=instance.pk)
+        answers = Verdict.objects.using(using).filter(task_id=instance.pk, cant_judge=False)
         leases = TaskLease.objects.using(using).filter(task_id=instance.pk)
     instance.counted = answers.count()
     held = leases.aggregate(n=Count("pk"), first_end=Min("expires_at"))
@@ -75,6 +75,7 @@ def _sqlite_triggers_off(sender: AppConfig, using: str = "default", **kwargs) ->
 
 
 def _sqlite_triggers_on(sender: AppConfig, using: str = "default", **kwargs) -> None:
+    from annotate.claims import CLAIM_TRIGGERS, claims_refill
     from annotate.counted import COUNTERS, counted_recount, triggers_install, triggers_present
 
     connection = connections[using]
@@ -91,10 +92,19 @@ def _sqlite_triggers_on(sender: AppConfig, using: str = "default", **kwargs) -> 
             leases = {"leased", "first_lease_end"} <= columns
             which += counters.lease_triggers() if leases else ()
             recount.append((counters, leases))
+    claims = {"annotate_answerclaim", "annotate_taskskip"} <= _tables(connection)
+    which += CLAIM_TRIGGERS if claims else ()
     if which and triggers_present(connection) != set(which):
         triggers_install(connection, which)
         for counters, leases in recount:
             counted_recount(connection, leases=leases, counters=(counters,))
+        if claims:
+            claims_refill(connection)
+
+
+def _tables(connection) -> set[str]:
+    with connection.cursor() as cursor:
+        return set(connection.introspection.table_names(cursor))
 
 
 def _columns(connection, table: str) -> set[str]:

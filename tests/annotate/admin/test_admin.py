@@ -17,7 +17,8 @@ from annotate import models as m
 pytestmark = pytest.mark.django_db
 
 MODELS = sorted(apps.get_app_config("annotate").get_models(), key=lambda model: model.__name__)
-READ_ONLY = {m.GradeChange, m.VerdictChange, m.TokenName}  # shown, never written by hand
+# Shown, never written by hand (AnswerClaim: kept by triggers).
+READ_ONLY = {m.GradeChange, m.VerdictChange, m.TokenName, m.AnswerClaim}
 
 
 def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
@@ -55,6 +56,8 @@ def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
     m.TaskLease.objects.create(
         task=task, rater=rater, candidate_side="R", expires_at=timezone.now() + timedelta(hours=1)
     )
+    skipped = m.SxsTask.objects.create(comparison=comparison, query=query, position=1)
+    m.TaskSkip.objects.create(task=skipped, rater=rater)
     m.Adjudication.objects.create(pool_item=item, label=good, manager=None, note=f"{tag} ruling")
     token, _ = AuthToken.objects.create(rater)
     m.TokenName.objects.create(token=token, user=rater, name=f"{tag} notebook")
