@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.utils.text import slugify
 
 from annotate.models import Aggregation, Campaign, Label, Membership, Role
 from annotate.models.campaigns import DEFAULT_RELEVANT_FROM, DEFAULT_SCALE
+from annotate.services.slugs import slug_unique
 
 
 @transaction.atomic
@@ -30,7 +30,7 @@ def campaign_create(
         raise ValueError("a label scale needs at least one label")
     campaign = Campaign.objects.create(
         name=name,
-        slug=slug or slugify(name)[:80],
+        slug=slug or slug_unique(name, taken=lambda s: Campaign.objects.filter(slug=s).exists()),
         relevant_from=relevant_from,
         aggregation=aggregation,
         overlap=overlap,
