@@ -83,12 +83,9 @@ class BulkInviteForm(forms.Form):
         return data
 
 
-class AcceptForm(forms.Form):
-    username = forms.CharField(
-        max_length=150,
-        label=_("Username"),
-        help_text=_("You sign in with it. Letters, digits and @ . + - _ only."),
-    )
+class NewPasswordForm(forms.Form):
+    """A new password, typed twice."""
+
     password1 = forms.CharField(
         label=_("Password"),
         strip=False,
@@ -108,10 +105,15 @@ class AcceptForm(forms.Form):
         return data
 
 
-class NewPasswordForm(forms.Form):
-    password1 = AcceptForm.base_fields["password1"]
-    password2 = AcceptForm.base_fields["password2"]
-    clean = AcceptForm.clean
+class AcceptForm(NewPasswordForm):
+    """An invitee's new account: a username and a password."""
+
+    field_order = ["username", "password1", "password2"]
+    username = forms.CharField(
+        max_length=150,
+        label=_("Username"),
+        help_text=_("You sign in with it. Letters, digits and @ . + - _ only."),
+    )
 
 
 class PreferencesForm(forms.Form):

@@ -106,7 +106,7 @@ def password_reset_link(request: HttpRequest, secret: str) -> HttpResponse:
     if link is None:
         problem = _("This link is not valid: it was used, replaced or has expired.")
         return render(request, "registration/reset_link.html", {"problem": problem}, status=404)
-    form = NewPasswordForm(request.POST or None)
+    form = NewPasswordForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:
             reset_link_use(secret=secret, password=form.cleaned_data["password1"])
@@ -126,7 +126,9 @@ def password_reset_link(request: HttpRequest, secret: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def preferences(request: HttpRequest) -> HttpResponse:
     current = preferences_of(request.user)
-    form = PreferencesForm(request.POST or None, initial={"csv_bom": current.csv_bom})
+    # An unticked box sends nothing at all: an empty POST is still a submitted form.
+    data = request.POST if request.method == "POST" else None
+    form = PreferencesForm(data, initial={"csv_bom": current.csv_bom})
     if request.method == "POST" and form.is_valid():
         preferences_save(user=request.user, csv_bom=form.cleaned_data["csv_bom"])
         messages.success(request, _("Preferences saved."))
