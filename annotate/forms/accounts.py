@@ -30,7 +30,16 @@ def _role_field() -> forms.ChoiceField:
     )
 
 
-class InviteForm(forms.Form):
+class _MailOption(forms.Form):
+    """Offers the "send by e-mail" box only when the server sends e-mail."""
+
+    def __init__(self, *args, mail: bool = True, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if not mail:
+            del self.fields["send_email"]
+
+
+class InviteForm(_MailOption):
     name = forms.CharField(
         max_length=NAME_MAX,
         required=False,
@@ -49,7 +58,7 @@ class InviteForm(forms.Form):
         return data
 
 
-class BulkInviteForm(forms.Form):
+class BulkInviteForm(_MailOption):
     people = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 6}),

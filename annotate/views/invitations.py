@@ -53,8 +53,8 @@ def _page(request, campaign, *, status=200, form=None, bulk=None, issued=None) -
     bom = preferences_of(request.user).csv_bom
     context = {
         "campaign": campaign,
-        "form": form or InviteForm(),
-        "bulk": bulk or BulkInviteForm(initial={"bom": bom}),
+        "form": form or InviteForm(mail=mail_enabled()),
+        "bulk": bulk or BulkInviteForm(initial={"bom": bom}, mail=mail_enabled()),
         "issued": [(item.invitation, _link(request, item.secret)) for item in issued or ()],
         "invitations": invitations_of(campaign),
         "mail_enabled": mail_enabled(),
@@ -80,7 +80,7 @@ def invitations(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_managed_by(request.user, slug)
     if request.method == "GET":
         return _page(request, campaign)
-    form = InviteForm(request.POST)
+    form = InviteForm(request.POST, mail=mail_enabled())
     if not form.is_valid():
         return _page(request, campaign, status=400, form=form)
     data = form.cleaned_data
@@ -95,7 +95,7 @@ def invitations(request: HttpRequest, slug: str) -> HttpResponse:
     except InvitationRefused as exc:
         form.add_error(None, exc.message)
         return _page(request, campaign, status=400, form=form)
-    if data["send_email"] and mail_enabled() and data["email"]:
+    if data.get("send_email") and data["email"]:
         if _mail_all(request, issued):
             messages.success(request, _("The link was sent to %(email)s.") % data)
         else:
@@ -109,7 +109,7 @@ def invitations(request: HttpRequest, slug: str) -> HttpResponse:
 def invitations_bulk(request: HttpRequest, slug: str) -> HttpResponse:
     """Invite a list of people; the answer is a CSV file with one link per person."""
     campaign = campaign_managed_by(request.user, slug)
-    bulk = BulkInviteForm(request.POST, request.FILES)
+    bulk = BulkInviteForm(request.POST, request.FILES, mail=mail_enabled())
     if not bulk.is_valid():
         return _page(request, campaign, status=400, bulk=bulk)
     data = bulk.cleaned_data
@@ -128,7 +128,7 @@ def invitations_bulk(request: HttpRequest, slug: str) -> HttpResponse:
     except InvitationRefused as exc:
         bulk.add_error(None, exc.message)
         return _page(request, campaign, status=400, bulk=bulk)
-    if data["send_email"] and mail_enabled():
+    if data.get("send_email"):
         _mail_all(request, issued)
     rows = list(invitation_rows(issued, lambda secret: _link(request, secret)))
     chunks = csv_lines(rows[0], rows[1:])

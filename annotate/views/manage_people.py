@@ -40,7 +40,7 @@ def _raters_page(request, campaign, *, status=200, add_form=None, needed_form=No
         # Which rows get "New password link" and "Deactivate" (services.accounts says who).
         "administered": accounts_administered(request.user, ids),
         "inactive": set(users.values_list("pk", flat=True)),
-        "invite_form": InviteForm(),
+        "invite_form": InviteForm(mail=mail_enabled()),
         "mail_enabled": mail_enabled(),
         "completion": pool_completion(campaign=campaign),
         "add_form": add_form or RaterAddForm(),

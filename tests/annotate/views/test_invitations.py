@@ -255,3 +255,22 @@ def test_a_login_still_works_for_the_invited_account(personas):
     _accept(secret, username="later")
     assert Client().login(username="later", password=NEW_PASSWORD)
     assert not Client().login(username="later", password=PASSWORD)
+
+
+def test_without_an_email_server_no_email_is_offered_or_sent(personas, settings):
+    settings.EMAIL_ENABLED = False
+    manager = personas.client_for("manager")
+    page = manager.get(_url(personas)).content.decode()
+    assert "by e-mail" not in page and "sends no e-mail" in page
+    fields = {"name": "M", "email": "m@example.com", "send_email": "on"}
+    _invite(manager, _url(personas), **fields)
+    assert mail.outbox == []
+
+
+def test_an_uploaded_lists_error_names_the_file_and_line(personas):
+    upload = io.BytesIO(b"ok\nname,bad-address\n")
+    upload.name = "team.csv"
+    data = {"people": "", "role": "rater", "days": 7, "upload": upload}
+    response = personas.client_for("manager").post(_url(personas, "manage_invitations_bulk"), data)
+    assert response.status_code == 400
+    assert "team.csv:2" in response.content.decode()
