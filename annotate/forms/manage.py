@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy
 from annotate.models import Campaign
 from annotate.models.campaigns import DEFAULT_SCALE
 from annotate.services.scale import LabelSpec
-from annotate.services.slugs import slug_unique
+from annotate.services.slugs import slug_from_name, slug_unique
 
 # Paths under campaigns/ that a campaign slug must not shadow.
 RESERVED_SLUGS = frozenset({"new"})
@@ -23,6 +23,10 @@ SETTINGS_FIELDS = [
     "aggregation",
     "relevant_from",
 ]
+
+
+def _slug_taken(slug: str) -> bool:
+    return Campaign.objects.filter(slug=slug).exists()
 
 
 class CampaignSettingsForm(forms.ModelForm):
@@ -54,16 +58,15 @@ class CampaignCreateForm(CampaignSettingsForm):
     def clean_slug(self) -> str:
         slug = self.cleaned_data.get("slug")
         if not slug:
-            # Made from the name, it never fails: transliterated, numbered when taken, or
-            # random when the name has nothing to make one from (issue 20).
-            return slug_unique(
-                self.cleaned_data.get("name", ""),
-                taken=lambda s: Campaign.objects.filter(slug=s).exists(),
-                reserved=RESERVED_SLUGS,
-            )
+            # Made from the name in any script (transliterated), or random when the name has
+            # nothing to make one from: never a form error for want of Latin letters (issue 20).
+            # A taken one stays an error: the same name sent twice is a double submit.
+            slug = slug_from_name(self.cleaned_data.get("name", ""), max_length=80)
+            if not slug:
+                return slug_unique("", taken=_slug_taken, reserved=RESERVED_SLUGS)
         if slug in RESERVED_SLUGS:
             raise forms.ValidationError(f"“{slug}” is reserved; choose another slug.")
-        if Campaign.objects.filter(slug=slug).exists():
+        if _slug_taken(slug):
             raise forms.ValidationError(f"A campaign with the slug “{slug}” already exists.")
         return slug
 
