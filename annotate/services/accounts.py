@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import timedelta
 
+from axes.utils import reset as axes_reset
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
@@ -132,6 +133,9 @@ def reset_link_use(*, secret: str, password: str) -> AbstractBaseUser:
     user.set_password(password)
     user.save(update_fields=["password"])  # the tokens go with the old password (apps.py)
     sessions_end(user)
+    # A rater who forgot their password has often locked themselves out trying: the new one
+    # should work at once.
+    axes_reset(username=user.get_username())
     return user
 
 

@@ -194,3 +194,15 @@ def test_a_deactivated_account_gets_no_reset_link(personas):
     manager.post(_url(personas, "manage_rater_deactivate", personas.rater))
     response = manager.post(_url(personas, "manage_rater_reset", personas.rater))
     assert response.status_code == 403
+
+
+def test_a_reset_link_also_lifts_a_sign_in_lockout(personas, settings):
+    settings.AXES_FAILURE_LIMIT = 2
+    for _ in range(2):
+        Client().post(reverse("login"), {"username": "rater", "password": "wrong"})
+    locked = Client().post(reverse("login"), {"username": "rater", "password": PASSWORD})
+    assert locked.status_code == 429
+    url = _url(personas, "manage_rater_reset", personas.rater)
+    assert _use(_reset_secret(personas.client_for("manager"), url)).status_code == 302
+    response = Client().post(reverse("login"), {"username": "rater", "password": NEW_PASSWORD})
+    assert response.status_code == 302

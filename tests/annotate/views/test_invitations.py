@@ -126,7 +126,13 @@ def test_a_co_manager_invitation_makes_a_manager_of_that_campaign_only(personas)
 def test_a_signed_in_person_joins_with_their_account(personas):
     secret = _invite(personas.client_for("manager"), _url(personas), name="o")
     outsider = personas.client_for("outsider")
-    response = outsider.post(reverse("annotate:invitation", kwargs={"secret": secret}))
+    path = reverse("annotate:invitation", kwargs={"secret": secret})
+    page = outsider.get(path).content.decode()
+    assert "Join as outsider" in page and "Log out, then open the link again" in page
+    logout = outsider.post(reverse("logout") + f"?next={path}")
+    assert logout["Location"] == path  # back to the link, signed out
+    outsider = personas.client_for("outsider")
+    response = outsider.post(path)
     assert response.status_code == 302
     assert Membership.objects.get(user=personas.outsider).campaign == personas.campaign
 
