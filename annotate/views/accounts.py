@@ -25,6 +25,7 @@ from annotate.selectors import campaign_managed_by
 from annotate.services.accounts import (
     RESET_LINK_HOURS,
     AccountRefused,
+    account_administered_by,
     account_deactivate,
     reset_link_create,
     reset_link_find,
@@ -79,10 +80,16 @@ def rater_reset_link(request: HttpRequest, slug: str, user_id: int) -> HttpRespo
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def rater_deactivate(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
+    """GET asks to confirm (it cannot be undone from these pages); POST deactivates."""
     campaign = campaign_managed_by(request.user, slug)
     user = _rater_of(campaign, user_id)
+    if request.method == "GET":
+        if not account_administered_by(request.user, user):
+            return _refused(request, campaign, _("Only an administrator can change this account."))
+        context = {"campaign": campaign, "rater": user}
+        return render(request, "annotate/manage_deactivate.html", context)
     try:
         account_deactivate(actor=request.user, user=user)
     except AccountRefused as exc:

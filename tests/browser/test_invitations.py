@@ -62,3 +62,8 @@ def test_an_invitee_accepts_and_judges(personas, live_server, browser, page, art
     page.goto(f"{live_server.url}/campaigns/{campaign.slug}/invitations/")
     expect(page.get_by_test_id("accepted")).to_contain_text("zhang.wei")
     expect(page.get_by_text("No pending invitations.")).to_be_visible()
+    page.goto(f"{live_server.url}/campaigns/{campaign.slug}/raters/")
+    row = page.locator('tr[data-rater="zhang.wei"]')
+    expect(row).to_contain_text("1")  # one grade
+    expect(row.get_by_role("button", name="New password link for zhang.wei")).to_be_visible()
+    page.screenshot(path=str(artifacts / "raters-after-invitation.png"), full_page=True)

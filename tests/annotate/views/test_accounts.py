@@ -206,3 +206,15 @@ def test_a_reset_link_also_lifts_a_sign_in_lockout(personas, settings):
     assert _use(_reset_secret(personas.client_for("manager"), url)).status_code == 302
     response = Client().post(reverse("login"), {"username": "rater", "password": NEW_PASSWORD})
     assert response.status_code == 302
+
+
+def test_deactivating_asks_first(personas):
+    url = _url(personas, "manage_rater_deactivate", personas.rater)
+    page = personas.client_for("manager").get(url)
+    assert page.status_code == 200 and "Deactivate the account of rater?" in page.content.decode()
+    personas.rater.refresh_from_db()
+    assert personas.rater.is_active  # nothing happens until the button is pressed
+    assert personas.client_for("other_manager").get(url).status_code == 404
+    membership_set(campaign=personas.campaign, user=personas.other_rater, role=Role.RATER)
+    other = _url(personas, "manage_rater_deactivate", personas.other_rater)
+    assert personas.client_for("manager").get(other).status_code == 403
