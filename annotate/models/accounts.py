@@ -10,15 +10,16 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from annotate.models.campaigns import Campaign, Role
 
 
 class InvitationState(models.TextChoices):
-    PENDING = "pending", "Pending"
-    ACCEPTED = "accepted", "Accepted"
-    REVOKED = "revoked", "Revoked"
-    EXPIRED = "expired", "Expired"
+    PENDING = "pending", _("Pending")
+    ACCEPTED = "accepted", _("Accepted")
+    REVOKED = "revoked", _("Revoked")
+    EXPIRED = "expired", _("Expired")
 
 
 class Invitation(models.Model):
@@ -96,9 +97,11 @@ class Preferences(models.Model):
     )
     csv_bom = models.BooleanField(
         default=False,
-        verbose_name="CSV files for Excel (UTF-8 with a byte-order mark)",
-        help_text="Excel on Windows, Chinese Windows above all, needs the mark to read "
-        "UTF-8; other programs do not.",
+        verbose_name=_("CSV files for Excel (UTF-8 with a byte-order mark)"),
+        help_text=_(
+            "Excel on Windows, Chinese Windows above all, needs the mark to read UTF-8; other "
+            "programs do not."
+        ),
     )
 
     def __str__(self) -> str:
