@@ -21,7 +21,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -225,9 +225,15 @@ def invitation_accept_new(*, secret: str, username: str, password: str) -> Abstr
                 _("The username “%(name)s” is taken; choose another.") % {"name": username}
             )
         validate_password(password, user=User(**{User.USERNAME_FIELD: username}))
-        user = User.objects.create_user(
-            **{User.USERNAME_FIELD: username}, password=password, email=invitation.email
-        )
+        try:
+            with transaction.atomic():  # a savepoint, so the refusal below can be raised
+                user = User.objects.create_user(
+                    **{User.USERNAME_FIELD: username}, password=password, email=invitation.email
+                )
+        except IntegrityError:  # the same name taken a moment ago by someone else
+            raise InvitationRefused(
+                _("The username “%(name)s” is taken; choose another.") % {"name": username}
+            ) from None
         _claim(invitation, user)
     return user
 

@@ -280,3 +280,18 @@ def test_an_uploaded_lists_error_names_the_file_and_line(personas):
     response = personas.client_for("manager").post(_url(personas, "manage_invitations_bulk"), data)
     assert response.status_code == 400
     assert "team.csv:2" in response.content.decode()
+
+
+def test_a_username_taken_at_the_last_moment_is_refused(personas, monkeypatch):
+    secret = _invite(personas.client_for("manager"), _url(personas), name="x")
+    User = get_user_model()
+    create_user = User.objects.create_user
+
+    def someone_else_first(**fields):
+        User.objects.bulk_create([User(username=fields["username"])])
+        return create_user(**fields)
+
+    monkeypatch.setattr(User.objects, "create_user", someone_else_first)
+    _, response = _accept(secret, username="racer")
+    assert response.status_code == 400 and "is taken" in response.content.decode()
+    assert Invitation.objects.get().accepted_at is None
