@@ -1,5 +1,6 @@
 """The data model of DESIGN.md section 2, one module per area."""
 
+from annotate.models.accounts import Invitation, InvitationState, PasswordResetLink, Preferences
 from annotate.models.adjudication import Adjudication
 from annotate.models.behaviour import BehaviourLog, BehaviourPosition, BehaviourStat
 from annotate.models.campaigns import Aggregation, Campaign, Label, Membership, Role
@@ -33,11 +34,15 @@ __all__ = [
     "Document",
     "Grade",
     "GradeChange",
+    "Invitation",
+    "InvitationState",
     "Label",
     "LabelSource",
     "Lease",
     "Membership",
+    "PasswordResetLink",
     "PoolItem",
+    "Preferences",
     "Query",
     "Role",
     "Run",

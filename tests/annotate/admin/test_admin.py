@@ -17,8 +17,17 @@ from annotate import models as m
 pytestmark = pytest.mark.django_db
 
 MODELS = sorted(apps.get_app_config("annotate").get_models(), key=lambda model: model.__name__)
-# Shown, never written by hand (AnswerClaim: kept by triggers).
-READ_ONLY = {m.GradeChange, m.VerdictChange, m.TokenName, m.AnswerClaim}
+# Shown, never written by hand (AnswerClaim: kept by triggers; accounts: made and revoked on
+# the manager's pages).
+READ_ONLY = {
+    m.GradeChange,
+    m.VerdictChange,
+    m.TokenName,
+    m.AnswerClaim,
+    m.Invitation,
+    m.PasswordResetLink,
+    m.Preferences,
+}
 
 
 def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
@@ -66,6 +75,14 @@ def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
     m.BehaviourStat.objects.create(
         log=log, query=query, document=doc, position=1, impressions=10, clicks=3
     )
+    m.Invitation.objects.create(
+        campaign=campaign, name=f"{tag} invitee", digest=f"{tag}-digest",
+        expires_at=timezone.now() + timedelta(days=1),
+    )  # fmt: skip
+    m.PasswordResetLink.objects.create(
+        user=rater, digest=f"{tag}-reset", expires_at=timezone.now() + timedelta(days=1)
+    )
+    m.Preferences.objects.create(user=rater, csv_bom=True)
     return {"query": query, "grade": grade, "item": item, "run": runs[0], "label": good}
 
 
