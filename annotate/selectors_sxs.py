@@ -24,6 +24,7 @@ from annotate.models import (
     Side,
     SxsTask,
     TaskLease,
+    TaskSkip,
     Verdict,
     VerdictValue,
 )
@@ -219,3 +220,24 @@ def rater_comparisons(user: User) -> list[Comparison]:
         .select_related("campaign")
         .order_by("campaign__name", "pk")
     )
+
+
+def rater_sxs_history(*, comparison: Comparison, rater: AbstractBaseUser) -> dict:
+    """The rater's own answers in a comparison, latest first (each with its earlier values and
+    the side they chose as they saw it, never Good or Bad), and their skips."""
+    verdicts = list(
+        Verdict.objects.filter(task__comparison=comparison, rater=rater)
+        .select_related("task__query")
+        .prefetch_related("history")
+        .order_by("-changed_at", "-pk")
+    )
+    for verdict in verdicts:
+        verdict.chosen = chosen_side(verdict.value, verdict.candidate_side)
+        for old in verdict.history.all():
+            old.chosen = chosen_side(old.value, verdict.candidate_side)
+    skips = list(
+        TaskSkip.objects.filter(task__comparison=comparison, rater=rater)
+        .select_related("task__query")
+        .order_by("-created_at", "-pk")
+    )
+    return {"verdicts": verdicts, "skips": skips}

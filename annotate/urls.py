@@ -113,6 +113,11 @@ urlpatterns = [
     ),
     path("sxs/<slug:slug>/<int:comparison_id>/", sxs_views.sxs_queue_view, name="sxs"),
     path(
+        "sxs/<slug:slug>/<int:comparison_id>/history/",
+        sxs_views.sxs_history,
+        name="sxs_history",
+    ),
+    path(
         "sxs/<slug:slug>/<int:comparison_id>/task/<int:task_id>/",
         sxs_views.sxs_task_view,
         name="sxs_task",

@@ -27,6 +27,7 @@ from annotate.selectors_sxs import (
     comparison_rated_by,
     last_verdict_task_id,
     rater_label,
+    rater_sxs_history,
     side_for,
     task_payloads,
     task_seen_by,
@@ -104,6 +105,30 @@ def _queue_url(comparison: Comparison) -> str:
     return reverse(
         "annotate:sxs", kwargs={"slug": comparison.campaign.slug, "comparison_id": comparison.pk}
     )
+
+
+@login_required
+@require_http_methods(["GET"])
+def sxs_history(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
+    """The rater's own answers in a comparison, can't-judge and skips included, each with a
+    way to change it (or undo the skip)."""
+    comparison = comparison_rated_by(request.user, slug, comparison_id)
+    history = rater_sxs_history(comparison=comparison, rater=request.user)
+    for verdict in history["verdicts"]:
+        verdict.words = answer_words(verdict.chosen, verdict.strength)
+        for old in verdict.history.all():
+            old.words = answer_words(old.chosen, old.strength)
+    context = {
+        **history,
+        "campaign": comparison.campaign,
+        "comparison": comparison,
+        "label": rater_label(comparison),
+        "queue_url": _queue_url(comparison),
+        "progress": rater_sxs_progress(
+            rater=request.user, comparison=comparison, now=timezone.now()
+        ),
+    }
+    return render(request, "annotate/sxs_history.html", context)
 
 
 def _task_url(comparison: Comparison, task_id: int) -> str:

@@ -346,3 +346,34 @@ def test_the_lease_side_decides_what_is_shown_on_the_left(personas, comparison):
     left_titles = [d["title"] for d in task["left"]]
     expected = "b" if lease.candidate_side == Side.LEFT else "a"  # candidate docs are q0-b*
     assert left_titles == [f"Title of q0-{expected}{j}" for j in range(3)]
+
+
+def test_my_answers_lists_verdicts_cant_judge_and_skips_as_the_rater_saw_them(
+    personas, comparison
+):
+    client = personas.client_for("rater")
+    url = sxs_url(comparison, "sxs_api")
+    tasks = client.get(sxs_url(comparison, "sxs_api_queue")).json()["tasks"]
+    post_json(client, url, {"task": tasks[0]["id"], "chosen": "right", "strength": 2})
+    post_json(client, url, {"task": tasks[0]["id"], "chosen": "left", "replaces": "right:2"})
+    post_json(client, url, {"task": tasks[1]["id"], "action": "skip"})
+    third = client.get(sxs_url(comparison, "sxs_api_queue")).json()["tasks"][0]["id"]
+    post_json(client, url, {"task": third, "chosen": "cant_judge", "reason": "blank page"})
+    page = client.get(sxs_url(comparison, "sxs_history"))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Left better" in html and "<s>Right better (clearly)</s>" in html
+    assert "Can&#x27;t judge" in html and "(blank page)" in html
+    assert f'data-skipped-task="{tasks[1]["id"]}"' in html
+    # The rater's own words only: never Good or Bad for the candidate, nor the systems.
+    for secret in ("Good", "Bad", "candidate", comparison.baseline.name, comparison.name):
+        assert secret not in html
+    # Opening the skipped task offers to undo the skip.
+    skipped = client.get(sxs_url(comparison, "sxs_task", task_id=tasks[1]["id"]))
+    assert 'id="unskip-button"' in skipped.content.decode()
+
+
+@pytest.mark.parametrize("persona", ["other_rater", "outsider", "other_manager"])
+def test_my_answers_is_404_for_anyone_but_the_comparisons_raters(personas, comparison, persona):
+    response = personas.client_for(persona).get(sxs_url(comparison, "sxs_history"))
+    assert response.status_code == 404
