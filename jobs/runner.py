@@ -176,8 +176,9 @@ def _perform(job: Job, context: JobContext) -> tuple[str, Outcome | None, str]:
     try:
         with one_writer(context):
             outcome = KINDS[job.kind](job, context)
-    except JobCancelled:
-        return State.CANCELLED, None, "cancelled: nothing was written"
+    except JobCancelled as exc:
+        # A job that keeps some work on purpose (a model judge's paid-for replies) says so.
+        return State.CANCELLED, None, str(exc) or "cancelled: nothing was written"
     except Exception as exc:
         expected = _expected_error(exc)
         if expected is None:

@@ -1,0 +1,36 @@
+"""Starting a model judge's run as a background job, and running it in the worker."""
+
+from __future__ import annotations
+
+from jobs.models import Job, Kind
+from jobs.runner import JobCancelled, JobContext, Outcome
+from jobs.services import start_job
+from llmjudge.models import JudgeRun, ModelJudge
+from llmjudge.run import judge_run
+
+
+def start_judge_job(*, judge: ModelJudge, user) -> tuple[Job, JudgeRun]:
+    run = JudgeRun.objects.create(judge=judge)
+    job = start_job(
+        kind=Kind.MODEL, campaign_id=judge.campaign_id, user=user, unit="answers",
+        title=f"labels from {judge.model} as {judge.source_name}",
+        params={"judge": judge.pk, "run": run.pk},
+    )  # fmt: skip
+    JudgeRun.objects.filter(pk=run.pk).update(job_id=job.pk)
+    run.job_id = job.pk
+    return job, run
+
+
+def run_judge_job(job: Job, ctx: JobContext) -> Outcome:
+    judge = ModelJudge.objects.select_related("campaign").get(
+        pk=job.params["judge"], campaign_id=job.campaign_id
+    )
+    run = JudgeRun.objects.get(pk=job.params["run"], judge=judge)
+    try:
+        outcome = judge_run(judge=judge, run=run, progress=ctx.progress)
+    except JobCancelled:
+        raise JobCancelled(
+            "cancelled: every answer received so far is kept in the cache (a rerun does not "
+            f"ask again); the label source {judge.source_name} is unchanged"
+        ) from None
+    return Outcome(outcome.summary(), outcome.warnings)
