@@ -27,7 +27,12 @@ def run_judge_job(job: Job, ctx: JobContext) -> Outcome:
     )
     run = JudgeRun.objects.get(pk=job.params["run"], judge=judge)
     try:
-        outcome = judge_run(judge=judge, run=run, progress=ctx.progress)
+        outcome = judge_run(
+            judge=judge,
+            run=run,
+            progress=ctx.progress,
+            note=lambda text: setattr(ctx, "note", text),
+        )
     except JobCancelled:
         raise JobCancelled(
             "cancelled: every answer received so far is kept in the cache (a rerun does not "

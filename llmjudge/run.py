@@ -157,12 +157,24 @@ class RunOutcome:
         return f"{text}; stopped early: {r.stopped}" if r.stopped else text
 
 
+def cost_so_far(run: JudgeRun) -> str:
+    return (
+        f"so far: {run.requests:,} requests sent, {run.tokens:,} tokens "
+        f"({run.prompt_tokens:,} in, {run.completion_tokens:,} out), {run.cache_hits:,} "
+        f"answers from the cache, {run.no_answer:,} unreadable, {run.failed:,} failed"
+    )
+
+
 def judge_run(
-    *, judge: ModelJudge, run: JudgeRun, progress: Callable[[int, int], None]
+    *,
+    judge: ModelJudge,
+    run: JudgeRun,
+    progress: Callable[[int, int], None],
+    note: Callable[[str], None] | None = None,
 ) -> RunOutcome:
     """Run ``judge`` as ``run``; ``progress(done, total)`` after every answer may raise to
-    cancel (the replies so far stay cached). ValueError for a bad template, a missing key
-    or an endpoint that refuses (4xx)."""
+    cancel (the replies so far stay cached); ``note(text)`` hears the cost so far. ValueError
+    for a bad template, a missing key or an endpoint that refuses (4xx)."""
     plan = judge_plan(judge)
     endpoint_stop = threading.Event()
     budget = Budget(max_requests=judge.max_requests, max_tokens=judge.max_tokens)
@@ -175,7 +187,7 @@ def judge_run(
     todo = [r for r in plan.requests if r.key not in plan.cached]
     run.items, run.cache_hits = plan.items, len(plan.requests) - len(todo)
     run.save(update_fields=["items", "cache_hits"])
-    collector = _Collector(judge=judge, run=run, plan=plan, budget=budget)
+    collector = _Collector(judge=judge, run=run, plan=plan, budget=budget, note=note)
     progress(run.cache_hits, len(plan.requests))
     grades = grade_names(list(judge.campaign.labels.values_list("name", "grade")))
     pool = ThreadPoolExecutor(max_workers=judge.max_concurrency, thread_name_prefix="judge")
@@ -229,8 +241,11 @@ def _merged(previous: Answer | None, answer: Answer) -> Answer:
 class _Collector:
     """Stores each answer as it comes (the cache), counts, and writes the source at the end."""
 
-    def __init__(self, *, judge: ModelJudge, run: JudgeRun, plan: Plan, budget: Budget) -> None:
+    def __init__(
+        self, *, judge: ModelJudge, run: JudgeRun, plan: Plan, budget: Budget, note=None
+    ) -> None:
         self.judge, self.run, self.plan, self.budget = judge, run, plan, budget
+        self.note = note
         self.done = run.cache_hits
         self.fatal = ""
         self.errors: list[str] = []
@@ -271,6 +286,8 @@ class _Collector:
         run.prompt_tokens, run.completion_tokens = budget.prompt_tokens, budget.completion_tokens
         run.save(update_fields=["requests", "prompt_tokens", "completion_tokens", "failed",
                                 "no_answer", "stopped"])  # fmt: skip
+        if self.note is not None:
+            self.note(cost_so_far(run))
 
     def finish(self) -> RunOutcome:
         """Aggregate the samples of each item by the campaign's rule; replace the source."""
