@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -191,6 +191,7 @@ def judge_run(
     progress(run.cache_hits, len(plan.requests))
     grades = grade_names(list(judge.campaign.labels.values_list("name", "grade")))
     pool = ThreadPoolExecutor(max_workers=judge.max_concurrency, thread_name_prefix="judge")
+    futures: list[Future] = []
     try:
         futures = [pool.submit(_ask, endpoint, r, grades) for r in todo]
         for future in as_completed(futures):
@@ -201,6 +202,11 @@ def judge_run(
     finally:
         endpoint_stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
+        # Stopped early (cancelled, refused): the answers that were on their way are paid
+        # for too; keep them.
+        for future in futures:
+            if future.done() and not future.cancelled():  # add() skips those it has
+                collector.add(future.result())
         collector.flush()
     return collector.finish()
 
@@ -250,8 +256,12 @@ class _Collector:
         self.fatal = ""
         self.errors: list[str] = []
         self.answers: dict[str, float | None] = dict(plan.cached)
+        self.seen: set[int] = set()  # results added (ids: a result may come twice on a stop)
 
     def add(self, result: Result) -> None:
+        if id(result) in self.seen:
+            return
+        self.seen.add(id(result))
         request = result.request
         if result.stop:
             self.run.stopped = self.run.stopped or result.stop
