@@ -148,3 +148,43 @@ def test_the_report_page_shows_the_model_against_the_raters_to_its_managers_only
     assert "language model fake-1 at" in text  # how the source was made
     for who in ("other_manager", "outsider", "rater"):
         assert personas.client_for(who).get(url).status_code == 404
+
+
+def body(response) -> str:
+    if response.streaming:
+        return b"".join(response.streaming_content).decode()
+    return response.content.decode()
+
+
+def test_the_model_source_serves_qrels_and_scores_like_any_other(personas, server):
+    from annotate.models import Run, RunEntry, System
+
+    c = personas.campaign
+    items = make_items(c, {("q1", "d1"): "ANSWER=3", ("q1", "d2"): "ANSWER=1"})
+    system = System.objects.create(campaign=c, name="sys")
+    run = Run.objects.create(campaign=c, system=system, name="sys")
+    for rank, item in enumerate(items, 1):
+        RunEntry.objects.create(run=run, query=item.query, document=item.document, rank=rank,
+                                score=10.0 - rank)  # fmt: skip
+    judge = make_judge(c, server.base_url)
+    judge_run(judge=judge, run=JudgeRun.objects.create(judge=judge), progress=lambda d, t: None)
+    client = personas.client_for("manager")
+    qrels = client.get(f"/api/v1/campaigns/{c.slug}/qrels/", {"source": "model:fake"})
+    assert qrels.status_code == 200, qrels.content
+    lines = [line for line in body(qrels).splitlines() if not line.startswith("#")]
+    assert lines == ["q1 0 d1 3", "q1 0 d2 1"]
+    export = client.get(reverse("annotate:export_qrels", args=[c.slug]), {"source": "model:fake"})
+    assert "q1 0 d1 3" in body(export)
+    scores = client.get(f"/api/v1/campaigns/{c.slug}/scores/",
+                        {"source": "model:fake", "measure": "P.1"})  # fmt: skip
+    assert scores.status_code == 200, scores.content
+    # d1 (grade 3, relevant) is ranked first: P@1 = 1 under the model's labels.
+    data = scores.json()
+    assert data["basis"]["source"] == "model:fake"
+    assert data["systems"][0]["values"]["P_1"]["mean"] == 1.0
+    assert (
+        personas.client_for("outsider")
+        .get(f"/api/v1/campaigns/{c.slug}/qrels/", {"source": "model:fake"})
+        .status_code
+        == 404
+    )
