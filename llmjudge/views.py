@@ -16,7 +16,7 @@ from annotate.selectors import campaign_managed_by
 from llmjudge.forms import ModelJudgeForm
 from llmjudge.items import Item, builder_for, selected_items
 from llmjudge.jobs import start_judge_job
-from llmjudge.models import ModelJudge
+from llmjudge.models import ModelJudge, ModelReply
 from llmjudge.prompt import DEFAULT_TEMPLATE
 from llmjudge.run import judge_dry_run
 
@@ -82,7 +82,16 @@ def judge_page(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     template = form.cleaned_data["template"] if action == "preview" and status == 200 else None
     context |= _preview(request, judge, template)
     context["runs"] = judge.runs.all()[:20]
+    context["unreadable"] = unreadable_replies(judge)
     return render(request, "llmjudge/judge.html", context, status=status)
+
+
+def unreadable_replies(judge: ModelJudge, limit: int = 10) -> list[ModelReply]:
+    """The latest replies of the judge's model that gave no grade, kept as sent."""
+    rows = ModelReply.objects.filter(
+        campaign=judge.campaign, endpoint=judge.base_url, model=judge.model, grade__isnull=True
+    )
+    return list(rows.select_related("query", "document").order_by("-created_at", "-pk")[:limit])
 
 
 def _dry(judge: ModelJudge):

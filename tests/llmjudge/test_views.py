@@ -109,6 +109,20 @@ def test_the_dry_run_counts_and_run_starts_a_job(personas):
     assert job.kind == "model" and job.params["judge"] == judge.pk and job.campaign_id == c.pk
 
 
+def test_the_judge_page_shows_the_unreadable_replies_as_sent(personas, server):
+    from llmjudge.models import JudgeRun
+    from llmjudge.run import judge_run
+
+    c = personas.campaign
+    make_items(c, {("q1", "d1"): "MODE=malformed", ("q1", "d2"): "ANSWER=2"})
+    judge = make_judge(c, server.base_url)
+    judge_run(judge=judge, run=JudgeRun.objects.create(judge=judge), progress=lambda d, t: None)
+    url = reverse("llmjudge:judge", args=[c.slug, judge.name])
+    page = personas.client_for("manager").get(url).content.decode()
+    assert 'data-testid="unreadable"' in page and "maybe a 2 or a 3" in page
+    assert page.count("<td>d1</td>") == 1 and "<td>d2</td>" not in page
+
+
 def test_an_unknown_action_is_a_400(personas):
     c = personas.campaign
     judge = make_judge(c, "http://127.0.0.1:9/v1")
