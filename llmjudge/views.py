@@ -63,7 +63,11 @@ def judge_page(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     context: dict = {"campaign": campaign, "judge": judge, "form": form}
     status = 200
     if action == "run":
-        job, _run = start_judge_job(judge=judge, user=request.user)
+        try:
+            job, _run = start_judge_job(judge=judge, user=request.user)
+        except ValueError as exc:
+            messages.error(request, str(exc))
+            return redirect("jobs:campaign", slug=campaign.slug)
         messages.success(request, _("Started as job %(id)s: follow it below.") % {"id": job.pk})
         return redirect("jobs:campaign", slug=campaign.slug)
     if action == "dry":

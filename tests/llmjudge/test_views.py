@@ -107,6 +107,10 @@ def test_the_dry_run_counts_and_run_starts_a_job(personas):
     assert response["Location"] == reverse("jobs:campaign", args=[c.slug])
     job = Job.objects.get()
     assert job.kind == "model" and job.params["judge"] == judge.pk and job.campaign_id == c.pk
+    # A second run while the first is queued is refused with a message.
+    again = client.post(url, {"action": "run"}, follow=True)
+    assert f"already queued (job {job.pk})" in again.content.decode()
+    assert Job.objects.count() == 1
 
 
 def test_the_judge_page_shows_the_unreadable_replies_as_sent(personas, server):
