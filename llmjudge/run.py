@@ -103,7 +103,8 @@ def judge_plan(judge: ModelJudge) -> Plan:
 def judge_dry_run(judge: ModelJudge) -> DryRun:
     """What a run would send, before anything is sent."""
     plan = judge_plan(judge)
-    to_send = [r for r in plan.requests if r.key not in plan.cached]
+    unique = {r.key: r for r in plan.requests}
+    to_send = [r for key, r in unique.items() if key not in plan.cached]
     prompt = sum(estimate_tokens(" ".join(m["content"] for m in r.messages)) for r in to_send)
     output = len(to_send) * judge.max_output_tokens
     notes = []
@@ -113,7 +114,8 @@ def judge_dry_run(judge: ModelJudge) -> DryRun:
         notes.append(f"possibly more tokens than the budget of {judge.max_tokens:,}")
     return DryRun(
         items=plan.items, samples=judge.samples, requests=len(plan.requests),
-        cached=len(plan.requests) - len(to_send), to_send=len(to_send), prompt_tokens=prompt,
+        cached=sum(r.key in plan.cached for r in plan.requests), to_send=len(to_send),
+        prompt_tokens=prompt,
         output_tokens=output, budget_note="; ".join(notes),
     )  # fmt: skip
 
@@ -184,11 +186,14 @@ def judge_run(
         timeout=judge.timeout_seconds, budget=budget,
         limiter=RateLimiter(judge.requests_per_minute, endpoint_stop),
     )  # fmt: skip
-    todo = [r for r in plan.requests if r.key not in plan.cached]
-    run.items, run.cache_hits = plan.items, len(plan.requests) - len(todo)
+    # Two pool items with the same content (a duplicated query, a mirrored page) are one
+    # question: asked once, the answer labels both.
+    unique = {r.key: r for r in plan.requests}
+    todo = [r for key, r in unique.items() if key not in plan.cached]
+    run.items, run.cache_hits = plan.items, len(unique) - len(todo)
     run.save(update_fields=["items", "cache_hits"])
     collector = _Collector(judge=judge, run=run, plan=plan, budget=budget, note=note)
-    progress(run.cache_hits, len(plan.requests))
+    progress(run.cache_hits, len(unique))
     grades = grade_names(list(judge.campaign.labels.values_list("name", "grade")))
     pool = ThreadPoolExecutor(max_workers=judge.max_concurrency, thread_name_prefix="judge")
     futures: list[Future] = []
@@ -196,7 +201,7 @@ def judge_run(
         futures = [pool.submit(_ask, endpoint, r, grades) for r in todo]
         for future in as_completed(futures):
             collector.add(future.result())
-            progress(collector.done, len(plan.requests))
+            progress(collector.done, len(unique))
             if collector.fatal:
                 raise ValueError(collector.fatal)
     finally:
@@ -227,6 +232,8 @@ def _ask(endpoint: Endpoint, request: Request, grades: dict[str, float]) -> Resu
             messages = [*request.messages, {"role": "assistant", "content": answer.text},
                         {"role": "user", "content": RETRY_NOTE}]  # fmt: skip
     except BudgetSpent as exc:
+        # A first reply that did not parse, stopped before its reminder, is not kept: cached
+        # as "no answer" it would never get the reminder on a rerun.
         result.stop = str(exc)
     except Stopped:
         result.stop = "cancelled"

@@ -83,7 +83,8 @@ def test_the_manager_runs_a_model_judge_and_reads_it_against_the_raters(
 
     page.get_by_role("button", name="Dry run: count the requests").click()
     dry = page.get_by_test_id("dry-run").inner_text()
-    assert f"{ITEMS} items × 1 samples = {ITEMS} answers: 0 in the cache, {ITEMS} requests" in dry
+    counted = f"{ITEMS} items × 1 samples = {ITEMS} answers: 0 in the cache, {ITEMS} requests to"
+    assert counted in dry
     assert fake.log() == []  # nothing sent yet
 
     page.get_by_role("button", name="Run the judge").click()

@@ -195,3 +195,14 @@ def test_a_dry_run_counts_requests_and_tokens_before_sending_anything(personas, 
     judge.save()
     run(judge)
     assert judge_dry_run(judge).to_send == 0
+
+
+def test_items_with_the_same_content_are_asked_once_and_both_labelled(personas, server):
+    from annotate.models import Query
+
+    c = personas.campaign
+    make_items(c, {("q1", "d1"): "ANSWER=3", ("q2", "d1"): "ANSWER=3", ("q2", "d2"): "ANSWER=2"})
+    Query.objects.filter(campaign=c, external_id="q2").update(text="text of q1")  # a duplicate
+    outcome = run(make_judge(c, server.base_url))
+    assert len(server.log()) == 2 and outcome.run.requests == 2
+    assert labels() == {("q1", "d1"): 3.0, ("q2", "d1"): 3.0, ("q2", "d2"): 2.0}

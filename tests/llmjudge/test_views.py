@@ -100,7 +100,7 @@ def test_the_dry_run_counts_and_run_starts_a_job(personas):
     url = reverse("llmjudge:judge", args=[c.slug, judge.name])
     client = personas.client_for("manager")
     dry = client.post(url, {"action": "dry"}).content.decode()
-    assert "3 items × 2 samples = 6 answers: 0 in the cache, 6 requests to send" in dry
+    assert "3 items × 2 samples = 6 answers: 0 in the cache, 6 requests to send (" in dry
     assert "more requests than the budget of 4" in dry
     assert Job.objects.count() == 0
     response = client.post(url, {"action": "run"})
