@@ -148,6 +148,10 @@ def test_the_report_page_shows_the_model_against_the_raters_to_its_managers_only
     assert "language model fake-1 at" in text  # how the source was made
     for who in ("other_manager", "outsider", "rater"):
         assert personas.client_for(who).get(url).status_code == 404
+    csv = body(personas.client_for("manager").get(url, {"download": "raters"}))
+    rows = [line for line in csv.splitlines() if line.startswith(("model:fake,", "rater:"))]
+    assert len(rows) == 3 + 3  # the model against 3 raters, 3 pairs of raters
+    assert rows[0].startswith("model:fake,rater:judge1,")
 
 
 def body(response) -> str:

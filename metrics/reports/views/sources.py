@@ -28,7 +28,7 @@ from metrics.reports.presenting import csv_response
 from metrics.services.label_sources import RATERS, SourcesReport, SourceSummary, sources_report
 from metrics.services.label_sources_raters import flips
 
-DOWNLOADS = ("scores", "agreement", "confusion", "orders")
+DOWNLOADS = ("scores", "agreement", "confusion", "orders", "raters")
 
 
 @login_required
@@ -242,11 +242,24 @@ def _orders_table(report: SourcesReport):
     return header, rows
 
 
+def _raters_table(report: SourcesReport):
+    """Each model source against each rater, then the raters against each other."""
+    header = ["source a", "source b", "pairs both", "exact agreement", "weighted kappa (linear)",
+              "krippendorff alpha (ordinal)", "note"]  # fmt: skip
+    if report.raters is None:
+        return header, []
+    pairs = [a for m in report.raters.models for a in m.per_rater]
+    pairs += report.raters.between_raters
+    rows = [[a.a, a.b, a.both, a.exact, a.kappa, a.alpha, a.note] for a in pairs]
+    return header, rows
+
+
 TABLES: dict[str, Callable[[SourcesReport], tuple[list[str], list[list]]]] = {
     "scores": _scores_table,
     "agreement": _agreement_table,
     "confusion": _confusion_table,
     "orders": _orders_table,
+    "raters": _raters_table,
 }
 
 
