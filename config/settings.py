@@ -133,6 +133,14 @@ JOBS_SYNC_MAX_ITEMS = env_int("JOBS_SYNC_MAX_ITEMS", 200_000, minimum=0)
 LLMJUDGE_RETRIES = env_int("LLMJUDGE_RETRIES", 4, minimum=0)
 LLMJUDGE_BACKOFF_SECONDS = env_float("LLMJUDGE_BACKOFF_SECONDS", 1.0, minimum=0.0)
 LLMJUDGE_BACKOFF_MAX_SECONDS = env_float("LLMJUDGE_BACKOFF_MAX_SECONDS", 30.0, minimum=0.0)
+# A judge names the environment variable of its API key. Only variables whose name starts with
+# LLMJUDGE_KEY_, or that are listed here, may be named: the key goes to the endpoint the
+# manager chose, so a manager must not be able to send the worker's SECRET_KEY or
+# DATABASE_URL there.
+LLMJUDGE_KEY_VARIABLES = env_list("LLMJUDGE_KEY_VARIABLES", [])
+# Base URLs a judge may use (prefixes, such as https://api.openai.com/v1); empty: any. Set it
+# where managers must not make the worker send requests (and documents) anywhere they like.
+LLMJUDGE_ENDPOINTS = env_list("LLMJUDGE_ENDPOINTS", [])
 
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},

@@ -5,7 +5,8 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from llmjudge.models import ModelJudge
+from llmjudge.models import ENV_NAME, ModelJudge
+from llmjudge.policy import endpoint_problem, key_variable_problem
 from llmjudge.prompt import PLACEHOLDERS, unknown_placeholders
 
 
@@ -45,6 +46,22 @@ class ModelJudgeForm(forms.ModelForm):
                 _("Unknown placeholders: %(names)s.") % {"names": ", ".join(unknown)}
             )
         return template
+
+    def clean_api_key_env(self) -> str:
+        name = self.cleaned_data["api_key_env"]
+        if name:
+            ENV_NAME(name)  # the form of a name first: "sk-..." is a key pasted by mistake
+        problem = key_variable_problem(name)
+        if problem:
+            raise forms.ValidationError(problem)
+        return name
+
+    def clean_base_url(self) -> str:
+        url = self.cleaned_data["base_url"]
+        problem = endpoint_problem(url)
+        if problem:
+            raise forms.ValidationError(problem)
+        return url
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"]

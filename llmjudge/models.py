@@ -16,7 +16,7 @@ from annotate.models import Campaign, Document, Query
 ENV_NAME = RegexValidator(
     r"^[A-Z_][A-Z0-9_]{0,99}$",
     "An environment variable name: capital letters, digits and underscores, such as "
-    "OPENAI_API_KEY.",
+    "LLMJUDGE_KEY_OPENAI.",
 )
 
 
@@ -33,8 +33,8 @@ class ModelJudge(models.Model):
     model = models.CharField(max_length=200)
     api_key_env = models.CharField(
         "API key variable", max_length=100, blank=True, validators=[ENV_NAME],
-        help_text="The environment variable of the worker that holds the API key (never the "
-        "key itself); empty for a local server without a key.",
+        help_text="The environment variable of the job worker that holds the API key (never "
+        "the key itself), such as LLMJUDGE_KEY_OPENAI; empty for a local server without a key.",
     )  # fmt: skip
     temperature = models.FloatField(
         default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(2.0)]

@@ -35,6 +35,7 @@ from llmjudge.client import (
 from llmjudge.items import Item, builder_for, selected_items
 from llmjudge.models import JudgeRun, ModelJudge, ModelReply
 from llmjudge.parsing import grade_names, parse_grade
+from llmjudge.policy import endpoint_problem, key_variable_problem
 from llmjudge.prompt import prompt_hash, sha256_json
 from metrics.core.aggregate import aggregate
 
@@ -121,7 +122,11 @@ def judge_dry_run(judge: ModelJudge) -> DryRun:
 
 
 def api_key(judge: ModelJudge) -> str:
-    """The key from the worker's environment. ValueError when the variable is not set."""
+    """The key from the worker's environment. ValueError when the variable is not set, or
+    may not be used (llmjudge.policy), or the endpoint may not."""
+    problem = key_variable_problem(judge.api_key_env) or endpoint_problem(judge.base_url)
+    if problem:
+        raise ValueError(problem)
     if not judge.api_key_env:
         return ""
     value = os.environ.get(judge.api_key_env, "")

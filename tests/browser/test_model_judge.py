@@ -53,7 +53,7 @@ def fake():
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
     stack = Stack(tmp_path_factory.mktemp("judge-stack"))
-    stack.env |= {"LLMJUDGE_BROWSER_KEY": KEY, "LLMJUDGE_BACKOFF_SECONDS": "0.01"}
+    stack.env |= {"LLMJUDGE_KEY_BROWSER": KEY, "LLMJUDGE_BACKOFF_SECONDS": "0.01"}
     stack.shell(WORLD.format(items=ITEMS))
     yield stack
     stack.close()
@@ -73,7 +73,7 @@ def test_the_manager_runs_a_model_judge_and_reads_it_against_the_raters(
     form.get_by_label("Name").fill("fake")
     form.get_by_label("Endpoint base URL").fill(fake.base_url)
     form.get_by_label("Model").fill("fake-1")
-    form.get_by_label("API key variable").fill("LLMJUDGE_BROWSER_KEY")
+    form.get_by_label("API key variable").fill("LLMJUDGE_KEY_BROWSER")
     form.get_by_label("Max concurrency").fill("2")
     form.get_by_label("Requests per minute").fill("6000")
     form.get_by_role("button", name="Save the judge").click()

@@ -7,7 +7,7 @@ from annotate.models import Campaign, Document, PoolItem, Query
 from llmjudge.models import ModelJudge
 from llmjudge.prompt import DEFAULT_TEMPLATE
 
-KEY_ENV = "LLMJUDGE_TEST_KEY"
+KEY_ENV = "LLMJUDGE_KEY_TEST"
 KEY = "sk-test-not-a-real-key"
 
 

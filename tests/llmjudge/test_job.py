@@ -37,7 +37,7 @@ def test_the_job_labels_and_reports_what_it_cost(personas, server):
 def test_a_refusing_endpoint_fails_the_job_with_its_reason(personas, server, monkeypatch):
     c = personas.campaign
     make_items(c, {("q1", "d1"): "ANSWER=3"})
-    monkeypatch.setenv("LLMJUDGE_TEST_KEY", "wrong")
+    monkeypatch.setenv("LLMJUDGE_KEY_TEST", "wrong")
     job, _ = start_judge_job(judge=make_judge(c, server.base_url), user=personas.manager)
     assert run_job.call(job.pk) == State.FAILED
     job = Job.objects.get(pk=job.pk)

@@ -174,13 +174,26 @@ def test_a_cancelled_run_keeps_its_replies_and_leaves_the_source_alone(personas,
 def test_the_key_comes_from_the_named_environment_variable(personas, server, monkeypatch):
     c = personas.campaign
     make_items(c, {("q1", "d1"): "ANSWER=2"})
-    monkeypatch.delenv("LLMJUDGE_TEST_KEY")
-    with pytest.raises(ValueError, match=r"LLMJUDGE_TEST_KEY .* is not set"):
+    monkeypatch.delenv("LLMJUDGE_KEY_TEST")
+    with pytest.raises(ValueError, match=r"LLMJUDGE_KEY_TEST .* is not set"):
         run(make_judge(c, server.base_url))
-    monkeypatch.setenv("LLMJUDGE_TEST_KEY", "wrong")
+    monkeypatch.setenv("LLMJUDGE_KEY_TEST", "wrong")
     with pytest.raises(ValueError, match="HTTP 401"):
         run(make_judge(c, server.base_url, name="again"))
     assert [entry["status"] for entry in server.log()] == [401]
+
+
+def test_a_run_checks_the_key_variable_and_endpoint_again(personas, server, settings, monkeypatch):
+    c = personas.campaign
+    make_items(c, {("q1", "d1"): "ANSWER=2"})
+    monkeypatch.setenv("SOME_SECRET", "the server's")
+    judge = make_judge(c, server.base_url, api_key_env="SOME_SECRET")  # saved behind the form
+    with pytest.raises(ValueError, match="SOME_SECRET may not be used"):
+        run(judge)
+    settings.LLMJUDGE_ENDPOINTS = ["https://api.openai.com/v1"]
+    with pytest.raises(ValueError, match="allows only these endpoints"):
+        run(make_judge(c, server.base_url, name="other"))
+    assert server.log() == []
 
 
 def test_a_dry_run_counts_requests_and_tokens_before_sending_anything(personas, server):

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db(databases=["default", "jobs"])
 def form_data(**changes) -> dict:
     data = {
         "name": "gpt", "base_url": "http://127.0.0.1:9/v1", "model": "m-1",
-        "api_key_env": "OPENAI_API_KEY", "temperature": "0", "samples": "1",
+        "api_key_env": "LLMJUDGE_KEY_OPENAI", "temperature": "0", "samples": "1",
         "max_concurrency": "2", "requests_per_minute": "60", "max_requests": "100",
         "max_tokens": "100000", "max_output_tokens": "100", "timeout_seconds": "30",
         "scope": "pool", "query_ids": "", "examples": "0", "template": DEFAULT_TEMPLATE,
@@ -50,13 +50,16 @@ def test_a_manager_creates_a_judge_and_the_key_itself_is_never_asked_for(persona
     response = client.post(url, form_data())
     assert response.status_code == 302
     judge = ModelJudge.objects.get(campaign=c)
-    assert judge.api_key_env == "OPENAI_API_KEY" and judge.source_name == "model:gpt"
+    assert judge.api_key_env == "LLMJUDGE_KEY_OPENAI" and judge.source_name == "model:gpt"
 
 
 @pytest.mark.parametrize(
     ("change", "message"),
     [
         ({"api_key_env": "sk-abc123"}, "An environment variable name"),
+        # The worker's own secrets cannot be sent to an endpoint of the manager's choosing.
+        ({"api_key_env": "SECRET_KEY"}, "SECRET_KEY may not be used"),
+        ({"api_key_env": "DATABASE_URL"}, "DATABASE_URL may not be used"),
         ({"template": "{query} {password}"}, "Unknown placeholders: password"),
         ({"temperature": "3"}, "less than or equal to 2"),
         ({"base_url": "not a url"}, "Enter a valid URL"),
@@ -70,6 +73,19 @@ def test_bad_settings_are_refused_with_a_message(personas, change, message):
     )
     assert response.status_code == 400 and message in response.content.decode()
     assert not ModelJudge.objects.exists()
+
+
+def test_the_deployment_chooses_the_key_variables_and_endpoints(personas, settings):
+    c = personas.campaign
+    client = personas.client_for("manager")
+    url = reverse("llmjudge:judges", args=[c.slug])
+    settings.LLMJUDGE_KEY_VARIABLES = ["OPENAI_API_KEY"]
+    settings.LLMJUDGE_ENDPOINTS = ["https://api.openai.com/v1", "http://127.0.0.1:11434/"]
+    refused = client.post(url, form_data(base_url="http://169.254.169.254/latest"))
+    assert refused.status_code == 400
+    assert "allows only these endpoints: https://api.openai.com/v1" in refused.content.decode()
+    listed = form_data(api_key_env="OPENAI_API_KEY", base_url="http://127.0.0.1:11434/v1")
+    assert client.post(url, listed).status_code == 302
 
 
 def test_the_preview_shows_the_posted_template_for_the_chosen_item_without_saving(personas):

@@ -26,7 +26,7 @@ for i in range({items}):
     )
     PoolItem.objects.create(campaign=c, query=q, document=d)
 ModelJudge.objects.create(campaign=c, name="fake", base_url={url!r}, model="fake-1",
-    api_key_env="LLMJUDGE_WORKER_KEY", template=DEFAULT_TEMPLATE, requests_per_minute=60000,
+    api_key_env="LLMJUDGE_KEY_WORKER", template=DEFAULT_TEMPLATE, requests_per_minute=60000,
     max_concurrency=1)
 """
 
@@ -50,7 +50,7 @@ def fake():
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory, fake):
     stack = Stack(tmp_path_factory.mktemp("judge-worker"))
-    stack.env |= {"LLMJUDGE_WORKER_KEY": KEY}
+    stack.env |= {"LLMJUDGE_KEY_WORKER": KEY}
     stack.shell(WORLD.format(items=ITEMS, url=fake.base_url))
     yield stack
     stack.close()
