@@ -35,7 +35,7 @@ for i in range({items}):
     truth = 1 + i % 3
     said = truth if i % 4 else 1 + (truth % 3)
     d = Document.objects.create(campaign=c, external_id=f"doc{{i}}", title=f"Page {{i}}",
-                                snippet=f"ANSWER={{said}} MODE=slow:0.15")
+                                snippet=f"ANSWER={{said}} MODE=slow:0.3")
     item = PoolItem.objects.create(campaign=c, query=q, document=d)
     for n, rater in enumerate(raters):
         grade = truth if (i + n) % 5 else 1 + (truth % 3)
