@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "annotate",
     "metrics",
     "jobs",
+    "llmjudge",
 ]
 
 MIDDLEWARE = [
@@ -125,6 +126,21 @@ JOBS_SYNC_MAX_BYTES = env_int("JOBS_SYNC_MAX_BYTES", 1024 * 1024, minimum=0)
 JOBS_MAX_UPLOAD_BYTES = env_int("JOBS_MAX_UPLOAD_BYTES", 1024**3, minimum=1)
 # Pooling and label derivation from a log run as jobs past this many input rows.
 JOBS_SYNC_MAX_ITEMS = env_int("JOBS_SYNC_MAX_ITEMS", 200_000, minimum=0)
+
+# Model judges (llmjudge/): retries of a request that failed with 429, 5xx or a timeout, with
+# exponential backoff from LLMJUDGE_BACKOFF_SECONDS (doubling, jittered, capped; a server's
+# Retry-After is honoured up to the cap).
+LLMJUDGE_RETRIES = env_int("LLMJUDGE_RETRIES", 4, minimum=0)
+LLMJUDGE_BACKOFF_SECONDS = env_float("LLMJUDGE_BACKOFF_SECONDS", 1.0, minimum=0.0)
+LLMJUDGE_BACKOFF_MAX_SECONDS = env_float("LLMJUDGE_BACKOFF_MAX_SECONDS", 30.0, minimum=0.0)
+# A judge names the environment variable of its API key. Only variables whose name starts with
+# LLMJUDGE_KEY_, or that are listed here, may be named: the key goes to the endpoint the
+# manager chose, so a manager must not be able to send the worker's SECRET_KEY or
+# DATABASE_URL there.
+LLMJUDGE_KEY_VARIABLES = env_list("LLMJUDGE_KEY_VARIABLES", [])
+# Base URLs a judge may use (prefixes, such as https://api.openai.com/v1); empty: any. Set it
+# where managers must not make the worker send requests (and documents) anywhere they like.
+LLMJUDGE_ENDPOINTS = env_list("LLMJUDGE_ENDPOINTS", [])
 
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
