@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 from annotate.api.formats import CSVRenderer, TrecRenderer, joined, streamed
 from annotate.api.scoping import managed_campaign
 from annotate.api.serializers import ErrorSerializer
-from annotate.models import Campaign, LabelSource
+from annotate.models import Aggregation, Campaign, LabelSource
 from annotate.services.aggregation import QrelsStream, qrels_stream, source_qrels_stream
 from annotate.services.exports import csv_lines, format_grade, qrels_lines
 
@@ -39,7 +39,7 @@ class QrelsLineSerializer(serializers.Serializer):
 
 class QrelsSerializer(serializers.Serializer):
     campaign = serializers.CharField()
-    aggregation = serializers.CharField(help_text="mean, median, majority, or source.")
+    aggregation = serializers.CharField(help_text="mean, median, majority, dawid_skene, or source.")
     source = serializers.CharField(allow_null=True)
     note = serializers.CharField()
     grades = serializers.CharField(help_text="Whole grades rounded half up, or real grades.")
@@ -102,7 +102,7 @@ class QrelsView(APIView):
             OpenApiParameter(
                 "aggregation",
                 str,
-                enum=["mean", "median", "majority"],
+                enum=Aggregation.values,
                 description="Overrides the campaign's rule.",
             ),
             OpenApiParameter("source", str, description="An imported label source's name."),

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from annotate.models import Campaign, Document, Label, PoolItem, Query, Run, RunEntry, System
+from annotate.models import (
+    Aggregation,
+    Campaign,
+    Document,
+    Label,
+    PoolItem,
+    Query,
+    Run,
+    RunEntry,
+    System,
+)
 
 # Largest primary key: bigger numbers are refused as input (400), never sent to the database.
 MAX_ID = 2**63 - 1
@@ -56,7 +66,7 @@ class CampaignCreateSerializer(serializers.Serializer):
     guidelines = serializers.CharField(required=False, allow_blank=True)
     overlap = serializers.IntegerField(required=False, min_value=1, max_value=50)
     lease_minutes = serializers.IntegerField(required=False, min_value=1, max_value=1440)
-    aggregation = serializers.ChoiceField(choices=["mean", "median", "majority"], required=False)
+    aggregation = serializers.ChoiceField(choices=Aggregation.values, required=False)
     relevant_from = serializers.FloatField(required=False)
 
 

@@ -19,6 +19,7 @@ class Aggregation(models.TextChoices):
     MEAN = "mean", "Mean"
     MEDIAN = "median", "Median"
     MAJORITY = "majority", "Majority"
+    DAWID_SKENE = "dawid_skene", "Dawid–Skene (raters weighted by reliability)"
 
 
 class Role(models.TextChoices):
@@ -58,7 +59,7 @@ class Campaign(models.Model):
         "raters' browsers refuse them (Content-Security-Policy).",
     )
     aggregation = models.CharField(
-        max_length=10, choices=Aggregation.choices, default=Aggregation.MEAN
+        max_length=20, choices=Aggregation.choices, default=Aggregation.MEAN
     )
     relevant_from = models.FloatField(
         default=DEFAULT_RELEVANT_FROM,

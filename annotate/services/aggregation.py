@@ -51,6 +51,10 @@ RULE_NOTES: dict[str, str] = {
         "median of the raters' grades; an even count takes the mean of the two middle grades"
     ),
     Aggregation.MAJORITY: "most frequent grade; a tie goes to the lower grade",
+    Aggregation.DAWID_SKENE: (
+        "most probable grade under Dawid-Skene: each rater weighted by their estimated "
+        "confusion matrix"
+    ),
     SOURCE_RULE: "imported labels, as imported",
 }
 
@@ -151,11 +155,15 @@ def aggregate_qrels(*, campaign: Campaign, rule: str | None = None) -> QrelsTabl
     graded = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False)
     rows = np.fromiter(
         graded.values_list(
-            "pool_item_id", "pool_item__query_id", "pool_item__document_id", "label__grade"
+            "pool_item_id",
+            "pool_item__query_id",
+            "pool_item__document_id",
+            "label__grade",
+            "rater_id",
         ).iterator(chunk_size=_CHUNK),
-        dtype=np.dtype([("item", "i8"), ("q", "i8"), ("d", "i8"), ("g", "f8")]),
+        dtype=np.dtype([("item", "i8"), ("q", "i8"), ("d", "i8"), ("g", "f8"), ("r", "i8")]),
     )
-    items, values, counts = aggregate(rows["item"], rows["g"], rule)
+    items, values, counts = aggregate(rows["item"], rows["g"], rule, rater=rows["r"])
     # Each item's query and document, from its first grade row (items ascending, as above).
     rows = rows[np.argsort(rows["item"], kind="stable")]
     by_item = rows[np.r_[True, rows["item"][1:] != rows["item"][:-1]]] if rows.size else rows
@@ -283,8 +291,13 @@ def qrels_stream(*, campaign: Campaign, rule: str | None = None) -> QrelsStream:
         )
     )
 
+    # Dawid-Skene weighs each rater by all their grades: fitted once on the whole campaign
+    # (three integer columns), then looked up as the batches stream by.
+    fitted = _dawid_skene_grades(campaign) if rule == Aggregation.DAWID_SKENE else None
+
     def read() -> Iterator[QrelsLine]:
-        return aggregated_lines(rows.iterator(chunk_size=_CHUNK), rule, batch=_CHUNK)
+        lines = rows.iterator(chunk_size=_CHUNK)
+        return aggregated_lines(lines, rule, batch=_CHUNK, fitted=fitted)
 
     return QrelsStream(
         rule=rule, count=graded + rulings["alone"], settled=rulings["settled"], read=read
@@ -318,27 +331,42 @@ def _byte_order(field: str, db: str) -> F | Collate:
     return Collate(field, "C") if connections[db].vendor == "postgresql" else F(field)
 
 
+def _dawid_skene_grades(campaign: Campaign) -> dict[int, float]:
+    """{pool item: its Dawid-Skene grade}, fitted on every counted grade of the campaign."""
+    graded = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False)
+    rows = np.fromiter(
+        graded.values_list("pool_item_id", "label__grade", "rater_id").iterator(chunk_size=_CHUNK),
+        dtype=np.dtype([("item", "i8"), ("g", "f8"), ("r", "i8")]),
+    )
+    items, values, _ = aggregate(rows["item"], rows["g"], Aggregation.DAWID_SKENE, rater=rows["r"])
+    return dict(zip(items.tolist(), values.tolist(), strict=True))
+
+
 def aggregated_lines(
     rows: Iterable[tuple[str, str, int, float | None, float | None]],
     rule: str,
     *,
     batch: int = _CHUNK,
+    fitted: dict[int, float] | None = None,
 ) -> Iterator[QrelsLine]:
     """The qrels lines of `rows`, one per pool item with a counted grade or a ruling, in the
     rows' order. A row is (query external id, document external id, pool item, counted grade or
     None, the item's ruling or None); an item's rows must be adjacent. Rows are consumed about
-    `batch` at a time (never splitting an item), so memory does not grow with the input."""
+    `batch` at a time (never splitting an item), so memory does not grow with the input.
+    `fitted` gives each item's grade where the rule needs the whole campaign (Dawid-Skene)."""
     pending: list[tuple] = []
     for row in rows:
         if len(pending) >= batch and row[2] != pending[-1][2]:
-            yield from _batch_lines(pending, rule)
+            yield from _batch_lines(pending, rule, fitted)
             pending = []
         pending.append(row)
     if pending:
-        yield from _batch_lines(pending, rule)
+        yield from _batch_lines(pending, rule, fitted)
 
 
-def _batch_lines(rows: list[tuple], rule: str) -> Iterator[QrelsLine]:
+def _batch_lines(
+    rows: list[tuple], rule: str, fitted: dict[int, float] | None = None
+) -> Iterator[QrelsLine]:
     """The lines of whole items, in the rows' order: ``aggregate`` for the grades, then
     ``merge_rulings``, as aggregate_qrels does on whole columns."""
     q_ext, d_ext, item_col, grade_col, ruling_col = zip(*rows, strict=True)
@@ -347,7 +375,11 @@ def _batch_lines(rows: list[tuple], rule: str) -> Iterator[QrelsLine]:
     grade = np.array(grade_col, dtype=np.float64)
     ruling = np.array(ruling_col, dtype=np.float64)
     counted = ~np.isnan(grade)
-    items, values, counts = aggregate(item[counted], grade[counted], rule)
+    if fitted is None:
+        items, values, counts = aggregate(item[counted], grade[counted], rule)
+    else:
+        items, counts = np.unique(item[counted], return_counts=True)
+        values = np.array([fitted[i] for i in items.tolist()], dtype=np.float64)
     starts = np.flatnonzero(np.r_[True, item[1:] != item[:-1]])
     first, first_ruling = item[starts], ruling[starts]
     ruled = ~np.isnan(first_ruling)

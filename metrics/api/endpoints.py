@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from annotate.api.scoping import managed_campaign
 from annotate.api.serializers import JSON, ErrorSerializer
-from annotate.models import Comparison
+from annotate.models import Aggregation, Comparison
 from annotate.selectors.progress import rater_progress_table
 from annotate.selectors_sxs import comparison_progress
 from metrics.core.stats import compare_runs
@@ -40,7 +40,7 @@ SCORE_PARAMETERS = [
     OpenApiParameter("gain", str, description="linear (default), exponential, or 1=1,2=3,3=7."),
     OpenApiParameter("discount", str, enum=["log2", "jarvelin"]),
     OpenApiParameter("ideal", str, enum=["judged", "retrieved"]),
-    OpenApiParameter("aggregation", str, enum=["mean", "median", "majority"]),
+    OpenApiParameter("aggregation", str, enum=Aggregation.values),
     OpenApiParameter("source", str, description="An imported label source instead of grades."),
 ]
 REFUSED = {(400, JSON): ErrorSerializer, (404, JSON): ErrorSerializer}

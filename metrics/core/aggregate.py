@@ -7,7 +7,10 @@ The rules, over the counted grades of one item ("can't judge" answers are left o
 - median: the middle grade; for an even count, the mean of the two middle grades (so 1, 3 gives
   2 and 2, 3 gives 2.5: a real grade, as the mean can be);
 - majority: the most frequent grade; a tie goes to the LOWER grade (conservative: a pair two
-  raters call Good and two call Bad is not counted as Good).
+  raters call Good and two call Bad is not counted as Good);
+- dawid_skene: the most probable grade under Dawid–Skene (dawid_skene.py): each rater weighted
+  by a confusion matrix estimated from all the campaign's grades, so it needs every item's
+  answers at once, with their raters.
 
 A ruling (a manager settling an item by hand) replaces the item's aggregate grade and keeps its
 number of grades; a ruled item without any counted grade gets a line of its own with n = 0.
@@ -21,27 +24,35 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MEAN, MEDIAN, MAJORITY = "mean", "median", "majority"
-RULES = (MEAN, MEDIAN, MAJORITY)
+from metrics.core.dawid_skene import dawid_skene
+
+MEAN, MEDIAN, MAJORITY, DAWID_SKENE = "mean", "median", "majority", "dawid_skene"
+RULES = (MEAN, MEDIAN, MAJORITY, DAWID_SKENE)
 
 
 def check_rule(rule: str) -> str:
     """`rule` if it is one of RULES; ValueError otherwise."""
     if rule not in RULES:
-        raise ValueError(f"unknown aggregation rule {rule!r}: use mean, median or majority")
+        raise ValueError(
+            f"unknown aggregation rule {rule!r}: use mean, median, majority or dawid_skene"
+        )
     return rule
 
 
 def aggregate(
-    item: np.ndarray, grade: np.ndarray, rule: str
+    item: np.ndarray, grade: np.ndarray, rule: str, rater: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The grades of many items (parallel arrays) -> (items ascending, their aggregate grade,
-    their number of grades)."""
+    their number of grades). Dawid–Skene needs `rater`, parallel to the grades."""
     check_rule(rule)
     item = np.asarray(item, dtype=np.int64)
     grade = np.asarray(grade, dtype=np.float64)
     if item.size == 0:
         return item, grade, np.zeros(0, dtype=np.int64)
+    if rule == DAWID_SKENE:
+        if rater is None:
+            raise ValueError("the dawid_skene rule needs each grade's rater")
+        return _dawid_skene(item, grade, np.asarray(rater, dtype=np.int64))
     order = np.lexsort((grade, item))
     item, grade = item[order], grade[order]
     starts = np.flatnonzero(np.r_[True, item[1:] != item[:-1]])
@@ -55,6 +66,16 @@ def aggregate(
     else:
         values = _majority(item, grade)
     return items, values, counts
+
+
+def _dawid_skene(
+    item: np.ndarray, grade: np.ndarray, rater: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    items, item_code, counts = np.unique(item, return_inverse=True, return_counts=True)
+    grades, grade_code = np.unique(grade, return_inverse=True)  # ascending: ties go lower
+    _, rater_code = np.unique(rater, return_inverse=True)
+    fit = dawid_skene(item_code, rater_code, grade_code, classes=grades.size)
+    return items, grades[fit.labels], counts
 
 
 def _majority(item: np.ndarray, grade: np.ndarray) -> np.ndarray:

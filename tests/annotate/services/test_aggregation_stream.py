@@ -20,7 +20,7 @@ from annotate.services.aggregation import (
 )
 from tests.annotate.judgment_data import grade, pool_item
 
-RULES = [Aggregation.MEAN, Aggregation.MEDIAN, Aggregation.MAJORITY]
+RULES = [Aggregation.MEAN, Aggregation.MEDIAN, Aggregation.MAJORITY, Aggregation.DAWID_SKENE]
 NAMES = {3: "Good", 2: "Fair", 1: "Bad", None: None}
 
 
@@ -191,3 +191,35 @@ def test_the_stream_matches_the_columns_on_random_data(personas, raters, monkeyp
         stream = qrels_stream(campaign=c, rule=rule)
         assert list(stream.lines()) == expected
         assert (len(stream), stream.note) == (len(table), table.note)
+
+
+def test_dawid_skene_qrels_are_crowd_kits_labels_of_the_campaigns_grades(personas, raters):
+    """The database path (every counted grade with its rater) gives crowd-kit's Dawid-Skene
+    labels: the reference library, not our kernel, decides the expected grades."""
+    crowdkit = pytest.importorskip("crowdkit.aggregation")
+    import pandas as pd
+
+    c = personas.campaign
+    rng = np.random.default_rng(3)
+    labels = list(c.labels.order_by("grade"))
+    answers = []
+    for q in range(10):
+        for d in range(6):
+            item = pool_item(c, f"q{q}", f"d{d}")
+            truth = int(rng.integers(len(labels)))
+            for r, rater in enumerate(raters):
+                # The last rater answers the next label up: adversarial.
+                pick = (truth + 1) % len(labels) if r == len(raters) - 1 else truth
+                if rng.random() < 0.25 and r != len(raters) - 1:
+                    pick = int(rng.integers(len(labels)))
+                grade(item, rater, labels[pick].name)
+                answers.append((f"q{q}/d{d}", rater.pk, labels[pick].grade))
+    frame = pd.DataFrame(answers, columns=["task", "worker", "label"])
+    expected = crowdkit.DawidSkene(n_iter=100, tol=1e-5).fit_predict(frame)
+    got = {
+        f"{q}/{d}": g
+        for q, d, g, _ in aggregate_qrels(campaign=c, rule=Aggregation.DAWID_SKENE).rows()
+    }
+    assert len(got) == 60
+    agree = np.mean([got[task] == float(expected[task]) for task in got])
+    assert agree >= 0.99
