@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import django_filters as filters
 from django import forms
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
 from annotate.models import (
     Comparison,
@@ -20,6 +22,7 @@ from annotate.models import (
 )
 
 
+@extend_schema_field(OpenApiTypes.INT)  # a whole number, as the schema says (not "number")
 class IdFilter(filters.NumberFilter):
     """A primary key: a whole number in the database's range (a bigger one is a 400)."""
 

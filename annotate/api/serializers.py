@@ -3,9 +3,21 @@ serializers of a write only describe and check its input (annotate.api.inputs)."
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotate.models import Campaign, Document, Label, PoolItem, Query, Run, RunEntry, System
+from annotate.models import (
+    Aggregation,
+    Campaign,
+    Document,
+    Label,
+    PoolItem,
+    Query,
+    Role,
+    Run,
+    RunEntry,
+    System,
+)
 
 # Largest primary key: bigger numbers are refused as input (400), never sent to the database.
 MAX_ID = 2**63 - 1
@@ -25,7 +37,7 @@ class LabelSerializer(serializers.ModelSerializer):
 
 class CampaignSerializer(serializers.ModelSerializer):
     labels = LabelSerializer(many=True, read_only=True)
-    role = serializers.SerializerMethodField(help_text="The caller's role here (manager/rater).")
+    role = serializers.SerializerMethodField(help_text="The caller's role here.")
 
     class Meta:
         model = Campaign
@@ -42,6 +54,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "labels",
         ]
 
+    @extend_schema_field(serializers.ChoiceField(choices=Role.choices, allow_null=True))
     def get_role(self, campaign: Campaign) -> str | None:
         roles = self.context.get("roles", {})
         return roles.get(campaign.pk)
@@ -56,7 +69,7 @@ class CampaignCreateSerializer(serializers.Serializer):
     guidelines = serializers.CharField(required=False, allow_blank=True)
     overlap = serializers.IntegerField(required=False, min_value=1, max_value=50)
     lease_minutes = serializers.IntegerField(required=False, min_value=1, max_value=1440)
-    aggregation = serializers.ChoiceField(choices=["mean", "median", "majority"], required=False)
+    aggregation = serializers.ChoiceField(choices=Aggregation.choices, required=False)
     relevant_from = serializers.FloatField(required=False)
 
 
@@ -202,3 +215,8 @@ class ErrorSerializer(serializers.Serializer):
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Per field, for input that failed its checks.",
     )
+    file = serializers.CharField(required=False, help_text="Uploads: the file refused.")
+    line = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Uploads: its line to blame (null: no one line)."
+    )
+    reason = serializers.CharField(required=False, help_text="Uploads: what is wrong there.")

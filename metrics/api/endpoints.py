@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotate.api.schema import variant_path
 from annotate.api.scoping import managed_campaign
 from annotate.api.serializers import JSON, ErrorSerializer
 from annotate.models import Comparison
@@ -29,13 +30,20 @@ from metrics.selectors.progress import pool_progress
 from metrics.services.scores_request import Scores, campaign_scores
 from metrics.services.snapshots import agreement_snapshot
 
+# How a requested measure is named in the answers: what trec_eval prints.
+MEASURE_NAMES = (
+    "Answers name each measure as trec_eval prints it: a cut-off is joined by an underscore "
+    "(ndcg_cut.10 gives ndcg_cut_10; P.5,10 gives P_5 and P_10), a gain map is kept "
+    "(ndcg.1=1,2=3 gives ndcg_1=1,2=3), and the names come in trec_eval's order (P before "
+    "ndcg_cut), not in the order asked; `measures` lists them."
+)
 SCORE_PARAMETERS = [
     OpenApiParameter(
         "measure",
         str,
         many=True,
         description="Engine measures, trec_eval syntax (ndcg_cut.10, map, P.5,10, "
-        "ndcg.1=1,2=3,3=7); repeatable. Default ndcg_cut.10.",
+        f"ndcg.1=1,2=3,3=7); repeatable. Default ndcg_cut.10. {MEASURE_NAMES}",
     ),
     OpenApiParameter("gain", str, description="linear (default), exponential, or 1=1,2=3,3=7."),
     OpenApiParameter("discount", str, enum=["log2", "jarvelin"]),
@@ -56,7 +64,10 @@ class SnapshotSerializer(serializers.Serializer):
 
 
 class BasisSerializer(serializers.Serializer):
-    rule = serializers.CharField(help_text="Aggregation rule of the grades, or source.")
+    rule = serializers.ChoiceField(
+        choices=["mean", "median", "majority", "source"],
+        help_text="Aggregation rule of the grades; source: an imported label source.",
+    )
     source = serializers.CharField(allow_null=True)
     relevance_level = serializers.FloatField()
     max_grade = serializers.FloatField()
@@ -77,12 +88,14 @@ class SystemScoresSerializer(serializers.Serializer):
     system = serializers.CharField()
     scored = serializers.BooleanField()
     queries_with_results = serializers.IntegerField()
-    values = serializers.DictField(child=ValueSerializer())
+    values = serializers.DictField(
+        child=ValueSerializer(), help_text="Per measure, keyed by its name in `measures`."
+    )
 
 
 class ScoresSerializer(serializers.Serializer):
     campaign = serializers.CharField()
-    measures = serializers.ListField(child=serializers.CharField())
+    measures = serializers.ListField(child=serializers.CharField(), help_text=MEASURE_NAMES)
     basis = BasisSerializer()
     snapshot = SnapshotSerializer(allow_null=True, help_text="Null: computed on request.")
     computed_at = serializers.DateTimeField()
@@ -94,7 +107,10 @@ class QueryScoreSerializer(serializers.Serializer):
     run_id = serializers.IntegerField()
     run = serializers.CharField()
     system = serializers.CharField()
-    values = serializers.DictField(child=serializers.FloatField(allow_null=True))
+    values = serializers.DictField(
+        child=serializers.FloatField(allow_null=True),
+        help_text="Per measure, keyed by its name in `measures`.",
+    )
 
 
 class QueryScoresSerializer(ScoresSerializer):
@@ -193,7 +209,7 @@ class CompareSerializer(serializers.Serializer):
         help_text="Campaign queries each run has no results for (counted as 0)."
     )
     campaign = serializers.CharField()
-    measure = serializers.CharField()
+    measure = serializers.CharField(help_text="As trec_eval prints it: ndcg_cut.10 is ndcg_cut_10.")
     basis = BasisSerializer()
     snapshot = SnapshotSerializer(allow_null=True)
     computed_at = serializers.DateTimeField()
@@ -379,6 +395,11 @@ urlpatterns = [
         name="api-scores-queries",
     ),
     path("campaigns/<slug:slug>/scores/compare/", CompareView.as_view(), name="api-compare"),
+    variant_path("campaigns/<slug:slug>/scores.csv", ScoresView, "csv", "api-scores-csv"),
+    variant_path(
+        "campaigns/<slug:slug>/scores/queries.csv", QueryScoresView, "csv", "api-scores-queries-csv"
+    ),
+    variant_path("campaigns/<slug:slug>/scores/compare.csv", CompareView, "csv", "api-compare-csv"),
     path("campaigns/<slug:slug>/agreement/", AgreementView.as_view(), name="api-agreement"),
     path("campaigns/<slug:slug>/progress/", ProgressView.as_view(), name="api-progress"),
 ]
