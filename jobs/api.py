@@ -67,7 +67,10 @@ class JobCancelView(APIView):
 
 
 class CampaignJobsView(APIView):
-    @extend_schema(responses={200: JobSerializer(many=True)})
+    @extend_schema(
+        responses={200: JobSerializer(many=True)},
+        description="The campaign's latest 50 jobs, newest first: a short list, not paged.",
+    )
     def get(self, request: Request, slug: str) -> Response:
         campaign = managed_campaign(request.user, slug)
         return Response([job_data(request, job) for job in campaign_jobs(campaign.pk)])

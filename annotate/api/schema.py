@@ -36,6 +36,10 @@ BAD_INPUT = (
 )
 NOT_FOUND = "Nothing of that id or slug for the caller (or an invalid cursor)."
 FORBIDDEN = "The caller may not do this (or a browser session sent no CSRF token)."
+RETRY_AFTER = {
+    "description": "Seconds to wait before the next request.",
+    "schema": {"type": "integer"},
+}
 LARGEST_ID = 10**18 - 1  # ids in paths have at most 18 digits (ID_REGEX)
 
 
@@ -124,6 +128,7 @@ class ContractSchema(AutoSchema):
                 response["content"] = {JSON: next(iter(response["content"].values()))}
         for code, text in wanted.items():
             responses.setdefault(code, {"description": text, "content": {JSON: {"schema": error}}})
+        responses["429"].setdefault("headers", {"Retry-After": RETRY_AFTER})
         operation["responses"] = dict(sorted(responses.items()))
         return operation
 

@@ -243,10 +243,11 @@ def test_a_generated_client_runs_a_ranking_teams_script_end_to_end(
     )
 
     # Refusals are typed errors, each with its documented Error body.
-    _assert_typed_errors(client_package, client, live_server.url, monkeypatch)
+    other_token = AuthToken.objects.create(user=personas.other_manager)[1]
+    _assert_typed_errors(client_package, client, live_server.url, other_token, monkeypatch)
 
 
-def _assert_typed_errors(package, client, base_url: str, monkeypatch) -> None:
+def _assert_typed_errors(package, client, base_url: str, other_token: str, monkeypatch) -> None:
     from relevance_client.api.campaigns import campaigns_list, campaigns_retrieve
     from relevance_client.models import Error
 
@@ -261,8 +262,13 @@ def _assert_typed_errors(package, client, base_url: str, monkeypatch) -> None:
     assert missing.status_code == 404
     assert isinstance(missing.parsed, Error) and missing.parsed.detail
 
-    # The token's limit brought down to one request a minute: the script has used it up.
-    monkeypatch.setattr(TokenRateThrottle, "rate", "1/minute", raising=False)
-    throttled = campaigns_list.sync_detailed(client=client)
+    # A token's limit brought down to two requests a minute: the third is refused.
+    monkeypatch.setattr(TokenRateThrottle, "rate", "2/minute", raising=False)
+    fresh = package.AuthenticatedClient(
+        base_url=base_url, token=other_token, prefix="Token", raise_on_unexpected_status=True
+    )
+    assert [campaigns_list.sync_detailed(client=fresh).status_code for _ in range(2)] == [200, 200]
+    throttled = campaigns_list.sync_detailed(client=fresh)
     assert throttled.status_code == 429
     assert isinstance(throttled.parsed, Error) and "throttled" in throttled.parsed.detail
+    assert int(throttled.headers["Retry-After"]) > 0
