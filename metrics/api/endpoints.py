@@ -349,11 +349,33 @@ class RaterProgressSerializer(serializers.Serializer):
     holding = serializers.IntegerField()
 
 
+class PoolProgressSerializer(serializers.Serializer):
+    items = serializers.IntegerField()
+    complete = serializers.IntegerField(help_text="Items with every counted grade they need.")
+    partial = serializers.IntegerField()
+    untouched = serializers.IntegerField()
+    leased = serializers.IntegerField(help_text="Items held by a rater right now.")
+    grades_given = serializers.IntegerField()
+    grades_needed = serializers.IntegerField()
+    cant_judge = serializers.IntegerField()
+    still_needing = serializers.IntegerField()
+    share_complete = serializers.FloatField()
+    share_grades = serializers.FloatField()
+
+
+class ComparisonProgressSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    counted = serializers.IntegerField(help_text="Verdicts given, up to those needed.")
+    needed = serializers.IntegerField()
+    identical = serializers.IntegerField(help_text="Tasks with identical lists (need none).")
+
+
 class ProgressSerializer(serializers.Serializer):
     campaign = serializers.CharField()
-    pool = serializers.DictField(help_text="Items complete, partial, untouched, leased; grades.")
+    pool = PoolProgressSerializer()
     raters = RaterProgressSerializer(many=True)
-    comparisons = serializers.ListField(child=serializers.DictField())
+    comparisons = ComparisonProgressSerializer(many=True)
 
 
 class ProgressView(APIView):
