@@ -44,10 +44,15 @@ LARGEST_ID = 10**18 - 1  # ids in paths have at most 18 digits (ID_REGEX)
 
 
 def media_variant(view_class: type, fmt: str) -> type:
-    """The view answering in one format whatever the request asks (the ``.csv`` paths)."""
+    """The view answering in one format whatever the request asks (the ``.csv`` paths): the
+    path wins over ``?format=`` and over ``Accept``, which a client may send for all calls."""
 
     def get_format_suffix(self, **kwargs) -> str:
         return fmt
+
+    def perform_content_negotiation(self, request, force: bool = False) -> tuple:
+        renderer = next(r for r in self.get_renderers() if r.format == fmt)
+        return renderer, renderer.media_type
 
     return type(
         f"{view_class.__name__}{fmt.title()}",
@@ -55,6 +60,7 @@ def media_variant(view_class: type, fmt: str) -> type:
         {
             "media_variant": fmt,
             "get_format_suffix": get_format_suffix,
+            "perform_content_negotiation": perform_content_negotiation,
             "__doc__": view_class.__doc__,
             "__module__": view_class.__module__,
         },

@@ -114,3 +114,10 @@ def test_the_measure_names_in_answers_are_documented(schema):
     parameters = schema["paths"]["/api/v1/campaigns/{slug}/scores/"]["get"]["parameters"]
     measure = next(p for p in parameters if p["name"] == "measure")
     assert "ndcg_cut_10" in measure["description"]
+
+
+def test_json_comes_first_where_a_body_may_be_sent_several_ways(schema):
+    for name, _, operation in _operations(schema):
+        body = operation.get("requestBody", {}).get("content", {})
+        if len(body) > 1:
+            assert next(iter(body)) == "application/json", name
