@@ -301,6 +301,20 @@ class CompareView(APIView):
         )
 
 
+class AgreementRaterSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    grades = serializers.IntegerField()
+    majority_rate = serializers.FloatField(allow_null=True)
+    majority_items = serializers.IntegerField()
+    mean_deviation = serializers.FloatField(allow_null=True)
+    deviation_items = serializers.IntegerField()
+    leaning = serializers.ChoiceField(
+        choices=["lenient", "severe", "in line", ""],
+        help_text="Against the others' mean; empty when there is nothing to compare.",
+    )
+
+
 class AgreementSerializer(serializers.Serializer):
     campaign = serializers.CharField()
     snapshot = SnapshotSerializer()
@@ -308,7 +322,7 @@ class AgreementSerializer(serializers.Serializer):
         help_text="Krippendorff's ordinal alpha, raw pairwise agreement, Fleiss' kappa (when "
         "every item has as many raters), per-rater figures and weighted Cohen's kappa per pair."
     )
-    raters = serializers.ListField(child=serializers.DictField())
+    raters = AgreementRaterSerializer(many=True)
 
 
 class AgreementView(APIView):

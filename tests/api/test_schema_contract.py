@@ -121,3 +121,19 @@ def test_json_comes_first_where_a_body_may_be_sent_several_ways(schema):
         body = operation.get("requestBody", {}).get("content", {})
         if len(body) > 1:
             assert next(iter(body)) == "application/json", name
+
+
+def test_agreement_rows_carry_exactly_the_documented_fields(schema, personas, data, second_rater):
+    from tests.annotate.judgment_data import grade
+    from tests.api.conftest import api_client_for
+
+    grade(data.item, second_rater, "Fair")  # the item now has two raters' grades
+    answer = api_client_for(personas, "manager").get("/api/v1/campaigns/campaign-a/agreement/")
+    assert answer.status_code == 200
+    rows = answer.json()["raters"]
+    documented = schema["components"]["schemas"]["AgreementRater"]
+    leanings = set(schema["components"]["schemas"]["LeaningEnum"]["enum"]) | {""}
+    assert len(rows) == 2
+    for row in rows:
+        assert set(row) == set(documented["properties"])
+        assert row["leaning"] in leanings
