@@ -75,7 +75,7 @@ def comparison_progress(comparison: Comparison) -> dict[str, int]:
         rated=Count("pk", filter=Q(identical=False)),
         identical=Count("pk", filter=Q(identical=True)),
     )
-    counted = Verdict.objects.filter(task__comparison=comparison).count()
+    counted = Verdict.objects.filter(task__comparison=comparison, cant_judge=False).count()
     needed = tasks["rated"] * comparison.raters_per_task
     return {"counted": min(counted, needed), "needed": needed, "identical": tasks["identical"]}
 
@@ -161,7 +161,10 @@ def task_payloads(comparison: Comparison, held: list[tuple[SxsTask, str]]) -> li
 
 def chosen_side(value: str, candidate_side: str) -> str:
     """The side the rater preferred ("left", "right" or "same") from a stored verdict: what a
-    rater may be told about their own answer (Good/Bad would give the sides away)."""
+    rater may be told about their own answer (Good/Bad would give the sides away); a
+    can't-judge (no value) is "cant_judge"."""
+    if not value:
+        return "cant_judge"
     if value == VerdictValue.SAME:
         return "same"
     picked_candidate = value == VerdictValue.GOOD
@@ -170,8 +173,8 @@ def chosen_side(value: str, candidate_side: str) -> str:
 
 
 def task_seen_by(*, comparison: Comparison, rater: AbstractBaseUser, task_id: int) -> SxsTask:
-    """A task the rater may look at: one they hold or answered. 404 otherwise."""
-    mine = Q(leases__rater=rater) | Q(verdicts__rater=rater)
+    """A task the rater may look at: one they hold, answered or skipped. 404 otherwise."""
+    mine = Q(leases__rater=rater) | Q(verdicts__rater=rater) | Q(skips__rater=rater)
     task = (
         SxsTask.objects.filter(mine, comparison=comparison, pk=task_id, identical=False)
         .select_related("query")

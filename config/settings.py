@@ -179,6 +179,23 @@ AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "config.auth.client_address"
 AXES_USERNAME_FORM_FIELD = "username"
 
+# E-mail (issue 20): invitations and password-reset links can also go out by e-mail. Set
+# EMAIL_HOST (and EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS,
+# DEFAULT_FROM_EMAIL) for SMTP; in DEBUG without it the mails are printed on the console.
+# Without either, the pages offer links to copy and no e-mail.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
+EMAIL_TIMEOUT = 20
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "relevance@localhost")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+elif DEBUG:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+EMAIL_ENABLED = bool(EMAIL_HOST) or DEBUG
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotate:home"
 LOGOUT_REDIRECT_URL = "login"
@@ -257,6 +274,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "AggregationEnum": "annotate.models.campaigns.Aggregation",
         "LabelRuleEnum": ["mean", "median", "majority", "source"],
+        "AnswerResultEnum": ["created", "changed", "unchanged"],
+        "SkipResultEnum": ["skipped", "unskipped", "unchanged"],
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -144,7 +144,8 @@ def _answer(request: HttpRequest, face: Face, scope: Any) -> JsonResponse:
         outcome = face.record(rater=request.user, scope=scope, data=form.cleaned_data)
     except Refused as refused:
         state = _state(request, face, scope, progress=face.answer_progress)
-        return refusal(refused.message, refused.status, **{face.key: task}, **state)
+        details = {face.key: task, **refused.details}
+        return refusal(refused.message, refused.status, **details, **state)
     state = _state(request, face, scope, progress=face.answer_progress)
     return JsonResponse({"ok": True, "result": outcome.result, face.key: task, **state})
 

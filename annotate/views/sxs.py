@@ -19,9 +19,9 @@ from django.views.decorators.http import require_http_methods
 
 from annotate.forms.sxs import VerdictForm
 from annotate.judging.progress import rater_sxs_progress
-from annotate.judging.screens import overall_progress, sxs_record, sxs_state
-from annotate.judging.sxs import VerdictRefused
-from annotate.models import Comparison, SxsTask, Verdict
+from annotate.judging.screens import answer_token, overall_progress, sxs_record, sxs_state
+from annotate.judging.sxs import SXS, VerdictRefused
+from annotate.models import Comparison, SxsTask, TaskSkip, Verdict
 from annotate.selectors_sxs import (
     chosen_side,
     comparison_rated_by,
@@ -34,13 +34,18 @@ from annotate.selectors_sxs import (
 from annotate.services.markdown import guidelines_html
 
 STRENGTHS = [(1, "Slightly"), (2, "Clearly"), (3, "Much")]
-CHOICE_WORDS = {"left": "Left better", "right": "Right better", "same": "About the same"}
+CHOICE_WORDS = {
+    "left": "Left better",
+    "right": "Right better",
+    "same": "About the same",
+    "cant_judge": "Can't judge",
+}
 
 
 def answer_words(chosen: str, strength: int | None) -> str:
     """A rater's own answer in the words of the buttons ("Right better (clearly)")."""
     words = CHOICE_WORDS.get(chosen, "")
-    if strength and chosen != "same":
+    if strength and chosen in ("left", "right"):
         words += f" ({dict(STRENGTHS)[strength].lower()})"
     return words
 
@@ -84,6 +89,8 @@ def sxs_task_view(
             )
         if result == "changed":
             messages.success(request, "Your verdict was changed; the earlier one is kept.")
+        elif result == "unskipped":
+            messages.success(request, "The skip is undone.")
         return redirect(_queue_url(comparison))
     return _task_page(request, comparison, task)
 
@@ -164,12 +171,16 @@ def _task_page(
     side = side_for(rater=request.user, task=task)
     verdict = Verdict.objects.filter(task=task, rater=request.user).first()
     chosen = chosen_side(verdict.value, verdict.candidate_side) if verdict else ""
+    skipped = verdict is None and TaskSkip.objects.filter(task=task, rater=request.user).exists()
     context = _base_context(request, comparison, error=error)
     context.update(
         mode="change",
         task=task_payloads(comparison, [(task, side)])[0],
         verdict=verdict,
         chosen=chosen,
+        skipped=skipped,
+        # What this page shows as stored: a change sent from it replaces exactly that.
+        replaces=answer_token(SXS, verdict, skipped),
         answer_text=answer_words(chosen, verdict.strength if verdict else None),
         progress=rater_sxs_progress(rater=request.user, comparison=comparison, now=timezone.now()),
         back_url=_queue_url(comparison),

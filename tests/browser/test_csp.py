@@ -84,6 +84,8 @@ def test_the_managers_pages_render_without_a_csp_violation(world, personas, live
         "/campaigns/campaign-a/",
         "/campaigns/campaign-a/settings/",
         "/campaigns/campaign-a/raters/",
+        "/campaigns/campaign-a/invitations/",
+        "/preferences/",
         "/campaigns/campaign-a/comparisons/",
         f"/campaigns/campaign-a/comparisons/{world.pk}/",
         "/tokens/",

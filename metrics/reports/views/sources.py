@@ -21,6 +21,7 @@ from annotate.models import Campaign
 from annotate.selectors import campaign_managed_by
 from annotate.services.imports import ImportFailed
 from annotate.services.labels.add import ADD_ACTIONS, label_source_add
+from annotate.services.preferences import csv_bom_wanted
 from jobs.web import start_sources_job
 from metrics.reports import charts
 from metrics.reports.forms_sources import CompetitorForm, DeriveForm, LogForm, SourcesSettingsForm
@@ -52,7 +53,7 @@ def sources(request: HttpRequest, slug: str) -> HttpResponse:
         header, rows = TABLES[download](report)
         return csv_response(
             campaign=campaign, name=f"label-sources-{download}", header=header, rows=rows,
-            notes=notes,
+            notes=notes, bom=csv_bom_wanted(request),
         )  # fmt: skip
     context = {
         "campaign": campaign,

@@ -168,7 +168,10 @@ def test_changing_an_answer_on_its_page_keeps_the_sides_and_the_earlier_answer(
     html = page.content.decode()
     assert "Right better (much)" in html
     assert 'id="choose-right" aria-keyshortcuts="ArrowRight D" aria-pressed="true"' in html
-    response = client.post(url, {"task": 12345, "chosen": "same"})  # the URL names the task
+    assert 'name="replaces" value="right:3"' in html
+    assert client.post(url, {"task": task_id, "chosen": "same"}).status_code == 409  # unseen
+    posted = {"task": 12345, "chosen": "same", "replaces": page.context["replaces"]}
+    response = client.post(url, posted)  # the URL names the task
     assert response.status_code == 302
     verdict = Verdict.objects.get()
     assert (verdict.task_id, verdict.value, verdict.strength) == (task_id, "S", None)
@@ -223,7 +226,14 @@ def test_the_progress_endpoint_counts_for_the_rater_alone(personas, comparison, 
         return
     data = response.json()
     # Three queries, one task each, one rater per task: one answered, two left.
-    assert data["progress"] == {"done": 1, "left": 2, "assigned": 3}
+    assert data["progress"] == {
+        "done": 1,
+        "verdicts": 1,
+        "cant_judge": 0,
+        "skipped": 0,
+        "left": 2,
+        "assigned": 3,
+    }
     assert data["overall"] == {"counted": 1, "needed": 3}
 
 
