@@ -208,6 +208,17 @@ class RunUploadSerializer(serializers.Serializer):
 JSON = "application/json"
 
 
+class ConflictSerializer(serializers.Serializer):
+    stored = serializers.DictField(
+        allow_null=True,
+        help_text="The caller's stored answer on the task, in the judging page's terms "
+        "({skipped: true} for a skip); null if none.",
+    )
+    replaces = serializers.CharField(
+        allow_null=True, help_text="Send it as `replaces` to change the stored answer."
+    )
+
+
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField(help_text="What is wrong, in one sentence.")
     errors = serializers.DictField(
@@ -220,3 +231,6 @@ class ErrorSerializer(serializers.Serializer):
         required=False, allow_null=True, help_text="Uploads: its line to blame (null: no one line)."
     )
     reason = serializers.CharField(required=False, help_text="Uploads: what is wrong there.")
+    conflict = ConflictSerializer(
+        required=False, help_text="A 409 on an answer: what the caller has stored instead."
+    )
