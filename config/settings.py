@@ -234,10 +234,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "annotate.api.schema.ContractSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
-    "PAGE_SIZE": 100,
+    # One pagination style for every list: a cursor, 500 rows a page unless ?page_size= (at
+    # most 5,000).
+    "DEFAULT_PAGINATION_CLASS": "annotate.api.pagination.IdCursorPagination",
     # JSON read by annotate.inputs.loads: NaN, NUL, lone surrogates, huge numbers and deep
     # nesting are a 400 with a message, not a 500.
     "DEFAULT_PARSER_CLASSES": [
@@ -282,6 +283,20 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/v1",
+    # Request bodies as their own components (RunUploadRequest), so an upload's file is
+    # `format: binary` in multipart, not the URI the response shows.
+    "COMPONENT_SPLIT_REQUEST": True,
+    # One name per closed set that several fields share.
+    "ENUM_NAME_OVERRIDES": {
+        "AggregationEnum": "annotate.models.campaigns.Aggregation",
+        "LabelRuleEnum": ["mean", "median", "majority", "source"],
+        "AnswerResultEnum": ["created", "changed", "unchanged"],
+        "SkipResultEnum": ["skipped", "unskipped", "unchanged"],
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "annotate.api.schema.global_security",
+    ],
     # Swagger UI and ReDoc from the installed drf-spectacular-sidecar package: no CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

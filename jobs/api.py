@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate.api.scoping import managed_campaign
-from jobs.models import Job, State
+from jobs.models import Job, Kind, State
 from jobs.selectors import job_for_manager
 from jobs.services import campaign_jobs, cancel_job, reap_stale, status
 
@@ -19,7 +19,7 @@ from jobs.services import campaign_jobs, cancel_job, reap_stale, status
 class JobSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = serializers.CharField(help_text="GET it for the job's state and progress.")
-    kind = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Kind.choices)
     title = serializers.CharField()
     started_by = serializers.CharField()
     state = serializers.ChoiceField(choices=State.choices)
@@ -67,7 +67,10 @@ class JobCancelView(APIView):
 
 
 class CampaignJobsView(APIView):
-    @extend_schema(responses={200: JobSerializer(many=True)})
+    @extend_schema(
+        responses={200: JobSerializer(many=True)},
+        description="The campaign's latest 50 jobs, newest first: a short list, not paged.",
+    )
     def get(self, request: Request, slug: str) -> Response:
         campaign = managed_campaign(request.user, slug)
         return Response([job_data(request, job) for job in campaign_jobs(campaign.pk)])

@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from annotate.api import filters
 from annotate.api.errors import FormInvalid
 from annotate.api.formats import streamed_csv, wants_csv
-from annotate.api.pagination import IdCursorPagination
+from annotate.api.pagination import IdCursorPagination, SlugCursorPagination
 from annotate.api.scoping import managed, managed_campaign
 from annotate.api.serializers import (
     ID_REGEX,
@@ -66,6 +66,7 @@ class CampaignViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     lookup_field = "slug"
     lookup_value_regex = "[-a-zA-Z0-9_]+"
     filter_backends: list = []
+    pagination_class = SlugCursorPagination
 
     def get_queryset(self) -> QuerySet[Campaign]:
         return campaigns_for(self.request.user).order_by("slug").prefetch_related("labels")

@@ -3,8 +3,13 @@ external id, people by username, labels by name, times as ranges."""
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import django_filters as filters
 from django import forms
+from django.core.exceptions import ValidationError
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
 from annotate.models import (
     Comparison,
@@ -20,6 +25,7 @@ from annotate.models import (
 )
 
 
+@extend_schema_field(OpenApiTypes.INT)  # a whole number, as the schema says (not "number")
 class IdFilter(filters.NumberFilter):
     """A primary key: a whole number in the database's range (a bigger one is a 400)."""
 
@@ -27,6 +33,19 @@ class IdFilter(filters.NumberFilter):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, min_value=1, max_value=2**63 - 1, **kwargs)
+
+
+class UtcDateTimeFilter(filters.IsoDateTimeFilter):
+    """An ISO 8601 time, turned to UTC before it reaches the database: Python accepts offsets
+    up to ±23:59 that PostgreSQL refuses (beyond ±15:59), which was a 500."""
+
+    def filter(self, qs, value):
+        if value is not None:
+            try:
+                value = value.astimezone(UTC)
+            except OverflowError:  # 0001-01-01T00:00+01:00 is before year 1 in UTC
+                raise ValidationError(f"{value.isoformat()} is out of range in UTC") from None
+        return super().filter(qs, value)
 
 
 class CampaignFilter(filters.FilterSet):
@@ -93,10 +112,10 @@ class GradeFilter(filters.FilterSet):
     item = IdFilter(field_name="pool_item_id")
     label = filters.CharFilter(field_name="label__name", help_text="Label name, e.g. Good.")
     cant_judge = filters.BooleanFilter()
-    changed_after = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="gte")
-    changed_before = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="lt")
-    created_after = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    created_before = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+    changed_after = UtcDateTimeFilter(field_name="changed_at", lookup_expr="gte")
+    changed_before = UtcDateTimeFilter(field_name="changed_at", lookup_expr="lt")
+    created_after = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt")
 
     class Meta:
         model = Grade
@@ -123,8 +142,8 @@ class VerdictFilter(filters.FilterSet):
     comparison = IdFilter(field_name="task__comparison_id")
     rater = filters.CharFilter(field_name="rater__username")
     task = IdFilter(field_name="task_id")
-    changed_after = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="gte")
-    changed_before = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="lt")
+    changed_after = UtcDateTimeFilter(field_name="changed_at", lookup_expr="gte")
+    changed_before = UtcDateTimeFilter(field_name="changed_at", lookup_expr="lt")
 
     class Meta:
         model = Verdict

@@ -12,8 +12,7 @@ import json
 from collections.abc import Iterator
 from urllib.parse import quote
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -27,6 +26,8 @@ from annotate.services.aggregation import QrelsStream, qrels_stream, source_qrel
 from annotate.services.exports import csv_lines, format_grade, qrels_lines
 
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"", "0", "false", "no", "off"}
+RULES = [*Aggregation.values, "source"]
+WHOLE, REAL = "whole grades, rounded half up", "real grades"
 
 
 class QrelsLineSerializer(serializers.Serializer):
@@ -39,10 +40,14 @@ class QrelsLineSerializer(serializers.Serializer):
 
 class QrelsSerializer(serializers.Serializer):
     campaign = serializers.CharField()
-    aggregation = serializers.CharField(help_text="mean, median, majority, dawid_skene, or source.")
+    aggregation = serializers.ChoiceField(
+        choices=RULES, help_text="The rule that made the labels; source: an imported source."
+    )
     source = serializers.CharField(allow_null=True)
     note = serializers.CharField()
-    grades = serializers.CharField(help_text="Whole grades rounded half up, or real grades.")
+    grades = serializers.ChoiceField(
+        choices=[WHOLE, REAL], help_text="Whole grades rounded half up, or real grades (?real=1)."
+    )
     count = serializers.IntegerField()
     qrels = QrelsLineSerializer(many=True)
 
@@ -96,6 +101,9 @@ def _csv_rows(table: QrelsStream, *, real: bool) -> Iterator[tuple]:
 
 class QrelsView(APIView):
     renderer_classes = [TrecRenderer, JSONRenderer, CSVRenderer]
+    # TREC text unless asked otherwise; qrels.json and qrels.csv are the other two formats
+    # (annotate.api.schema).
+    schema_format = "trec"
 
     @extend_schema(
         parameters=[
@@ -108,13 +116,7 @@ class QrelsView(APIView):
             OpenApiParameter("source", str, description="An imported label source's name."),
             OpenApiParameter("real", bool, description="Keep real-valued grades."),
         ],
-        responses={
-            (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="TREC qrels"),
-            (200, "application/json"): QrelsSerializer,
-            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV"),
-            (400, "application/json"): ErrorSerializer,
-            (404, "application/json"): ErrorSerializer,
-        },
+        responses={200: QrelsSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, slug: str):
         """The campaign's qrels (managers)."""
@@ -128,7 +130,7 @@ class QrelsView(APIView):
             rule=request.query_params.get("aggregation") or None,
             source=request.query_params.get("source") or None,
         )
-        rounding = "real grades" if real_grades else "whole grades, rounded half up"
+        rounding = REAL if real_grades else WHOLE
         headers = {
             "X-Aggregation": table.rule,
             "X-Aggregation-Note": table.note,

@@ -3,6 +3,7 @@ serializers of a write only describe and check its input (annotate.api.inputs)."
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotate.models import (
@@ -12,6 +13,7 @@ from annotate.models import (
     Label,
     PoolItem,
     Query,
+    Role,
     Run,
     RunEntry,
     System,
@@ -35,7 +37,7 @@ class LabelSerializer(serializers.ModelSerializer):
 
 class CampaignSerializer(serializers.ModelSerializer):
     labels = LabelSerializer(many=True, read_only=True)
-    role = serializers.SerializerMethodField(help_text="The caller's role here (manager/rater).")
+    role = serializers.SerializerMethodField(help_text="The caller's role here.")
 
     class Meta:
         model = Campaign
@@ -52,6 +54,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "labels",
         ]
 
+    @extend_schema_field(serializers.ChoiceField(choices=Role.choices, allow_null=True))
     def get_role(self, campaign: Campaign) -> str | None:
         roles = self.context.get("roles", {})
         return roles.get(campaign.pk)
@@ -66,7 +69,7 @@ class CampaignCreateSerializer(serializers.Serializer):
     guidelines = serializers.CharField(required=False, allow_blank=True)
     overlap = serializers.IntegerField(required=False, min_value=1, max_value=50)
     lease_minutes = serializers.IntegerField(required=False, min_value=1, max_value=1440)
-    aggregation = serializers.ChoiceField(choices=Aggregation.values, required=False)
+    aggregation = serializers.ChoiceField(choices=Aggregation.choices, required=False)
     relevant_from = serializers.FloatField(required=False)
 
 
@@ -205,10 +208,29 @@ class RunUploadSerializer(serializers.Serializer):
 JSON = "application/json"
 
 
+class ConflictSerializer(serializers.Serializer):
+    stored = serializers.DictField(
+        allow_null=True,
+        help_text="The caller's stored answer on the task, in the judging page's terms "
+        "({skipped: true} for a skip); null if none.",
+    )
+    replaces = serializers.CharField(
+        allow_null=True, help_text="Send it as `replaces` to change the stored answer."
+    )
+
+
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField(help_text="What is wrong, in one sentence.")
     errors = serializers.DictField(
         required=False,
         child=serializers.ListField(child=serializers.CharField()),
         help_text="Per field, for input that failed its checks.",
+    )
+    file = serializers.CharField(required=False, help_text="Uploads: the file refused.")
+    line = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Uploads: its line to blame (null: no one line)."
+    )
+    reason = serializers.CharField(required=False, help_text="Uploads: what is wrong there.")
+    conflict = ConflictSerializer(
+        required=False, help_text="A 409 on an answer: what the caller has stored instead."
     )

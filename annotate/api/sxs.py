@@ -11,7 +11,7 @@ Good/Bad, which would give the sides away.
 from __future__ import annotations
 
 from django.db.models import Count, Q, QuerySet
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.generics import get_object_or_404
 from rest_framework.request import Request
@@ -29,10 +29,11 @@ from annotate.forms.sxs import VerdictForm
 from annotate.judging.screens import sxs_record, sxs_state
 from annotate.judging.sxs import verdict_token
 from annotate.models import Comparison, Run, SxsTask, Verdict
+from annotate.models.sxs import ComparisonUnit, Side, VerdictValue
 from annotate.selectors_sxs import chosen_side, rater_label
 from annotate.services.sxs_setup import ComparisonRefused, comparison_create
-from metrics.decide.gsb import comparison_report, decision_text
 
+CHOSEN = ["left", "same", "right", "cant_judge"]
 MANAGER_ONLY = [
     "name",
     "baseline",
@@ -59,7 +60,7 @@ class ComparisonSerializer(serializers.Serializer):
     candidate = serializers.CharField(source="candidate.name", allow_null=True)
     baseline_system = serializers.CharField(source="baseline.system.name", allow_null=True)
     candidate_system = serializers.CharField(source="candidate.system.name", allow_null=True)
-    unit = serializers.CharField(allow_null=True)
+    unit = serializers.ChoiceField(choices=ComparisonUnit.choices, allow_null=True)
     depth = serializers.IntegerField(allow_null=True)
     raters_per_task = serializers.IntegerField(allow_null=True)
     min_gsb = serializers.FloatField(allow_null=True)
@@ -84,7 +85,7 @@ class ComparisonInputSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     baseline = serializers.CharField(help_text="Run name of the baseline (A).")
     candidate = serializers.CharField(help_text="Run name of the candidate (B).")
-    unit = serializers.ChoiceField(choices=["list", "position"], default="list")
+    unit = serializers.ChoiceField(choices=ComparisonUnit.choices, default="list")
     depth = serializers.IntegerField(default=10, min_value=1, max_value=100)
     raters_per_task = serializers.IntegerField(default=1, min_value=1, max_value=50)
     min_gsb = serializers.FloatField(default=0.0, min_value=-1, max_value=1)
@@ -266,10 +267,15 @@ class VerdictSerializer(serializers.Serializer):
         help_text="left, same or right, as shown; cant_judge."
     )
     cant_judge = serializers.BooleanField()
-    value = serializers.CharField(
-        allow_null=True, help_text="G/S/B for the candidate; managers only."
+    value = serializers.ChoiceField(
+        choices=VerdictValue.choices,
+        allow_null=True,
+        allow_blank=True,
+        help_text="G/S/B for the candidate (empty: can't judge); managers only.",
     )
-    candidate_side = serializers.CharField(allow_null=True, help_text="L/R; managers only.")
+    candidate_side = serializers.ChoiceField(
+        choices=Side.choices, allow_null=True, allow_blank=True, help_text="L/R; managers only."
+    )
     strength = serializers.IntegerField(allow_null=True)
     reason = serializers.CharField()
     seconds = serializers.FloatField(allow_null=True)
@@ -280,6 +286,7 @@ class VerdictSerializer(serializers.Serializer):
         help_text="This verdict's token: send it as `replaces` to change the verdict."
     )
 
+    @extend_schema_field(serializers.ChoiceField(choices=CHOSEN))
     def get_chosen(self, verdict: Verdict) -> str:
         return chosen_side(verdict.value, verdict.candidate_side)
 
@@ -297,7 +304,7 @@ class VerdictInputSerializer(serializers.Serializer):
     comparison = IdField()
     task = IdField(help_text="Task id, from the queue.")
     chosen = serializers.ChoiceField(
-        choices=["left", "same", "right", "cant_judge"],
+        choices=CHOSEN,
         help_text="The side preferred as shown, or cant_judge (counts toward nothing).",
     )
     strength = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=3)
@@ -363,68 +370,3 @@ class VerdictViewSet(viewsets.ReadOnlyModelViewSet):
             "verdict": VerdictSerializer(verdict, context=self.get_serializer_context()).data,
         }
         return Response(body, status=status.HTTP_201_CREATED if outcome.created else 200)
-
-
-class GsbQuerySerializer(serializers.Serializer):
-    query = serializers.CharField()
-    text = serializers.CharField()
-    tasks = serializers.IntegerField()
-    good = serializers.IntegerField()
-    same = serializers.IntegerField()
-    bad = serializers.IntegerField()
-    identical_same = serializers.IntegerField()
-    majority = serializers.CharField()
-
-
-class GsbSerializer(serializers.Serializer):
-    comparison = ComparisonSerializer()
-    progress = serializers.DictField(child=serializers.IntegerField())
-    decision = serializers.CharField(allow_null=True, help_text="launch, do_not_launch, more_data")
-    headline = serializers.CharField(allow_null=True)
-    detail = serializers.CharField(allow_null=True)
-    result = serializers.JSONField(
-        allow_null=True,
-        help_text="GSB, counts, Tango interval (ci_low/ci_high), sign test, decision and checks "
-        "(metrics.core.stats GsbResult); null before the first verdict.",
-    )
-    queries = GsbQuerySerializer(many=True)
-
-
-class GsbView(APIView):
-    """The GSB result of a comparison (STATISTICS.md): counts, GSB, Tango's interval with the
-    design effect of several raters per query, the sign test over queries and the decision.
-    ``?format=csv`` gives the per-query table."""
-
-    csv_key = "queries"
-
-    @extend_schema(
-        responses={200: GsbSerializer, (404, JSON): OpenApiResponse(ErrorSerializer)},
-    )
-    def get(self, request: Request, pk: int) -> Response:
-        comparison = managed_comparison(request, pk)
-        comparison.n_tasks = comparison.tasks.count()
-        report = comparison_report(comparison)
-        words = decision_text(report.result) if report.result is not None else None
-        context = {"managed": {comparison.campaign_id}}
-        body = {
-            "comparison": ComparisonSerializer(comparison, context=context).data,
-            "progress": report.progress,
-            "decision": report.result.decision.value if report.result else None,
-            "headline": words.headline if words else None,
-            "detail": words.detail if words else None,
-            "result": report.result.to_dict() if report.result else None,
-            "queries": [
-                {
-                    "query": row.external_id,
-                    "text": row.text,
-                    "tasks": row.tasks,
-                    "good": row.good,
-                    "same": row.same,
-                    "bad": row.bad,
-                    "identical_same": row.identical_same,
-                    "majority": row.majority,
-                }
-                for row in report.rows
-            ],
-        }
-        return Response(body)

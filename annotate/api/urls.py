@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.urls import path, register_converter
 from rest_framework.routers import BaseRouter
 
-from annotate.api import corpus, judging, qrels, sxs
+from annotate.api import corpus, gsb, judging, qrels, sxs
+from annotate.api.schema import variant_path
 from annotate.api.serializers import ID_REGEX
 
 
@@ -52,5 +53,19 @@ urlpatterns = [
     path("campaigns/<slug:slug>/qrels/", qrels.QrelsView.as_view(), name="api-qrels"),
     path("comparisons/<id:pk>/queue/", sxs.SxsQueueView.as_view(), name="api-sxs-queue"),
     path("comparisons/<id:pk>/queue/skip/", sxs.SxsSkipView.as_view(), name="api-sxs-skip"),
-    path("comparisons/<id:pk>/gsb/", sxs.GsbView.as_view(), name="api-gsb"),
+    path("comparisons/<id:pk>/gsb/", gsb.GsbView.as_view(), name="api-gsb"),
+    # The same answers in one format each, for clients generated from the schema (which parse
+    # a body by the one media type an operation declares): annotate.api.schema.
+    variant_path("campaigns/<slug:slug>/qrels.json", qrels.QrelsView, "json", "api-qrels-json"),
+    variant_path("campaigns/<slug:slug>/qrels.csv", qrels.QrelsView, "csv", "api-qrels-csv"),
+    variant_path("comparisons/<id:pk>/gsb.csv", gsb.GsbView, "csv", "api-gsb-csv"),
+    *[
+        variant_path(route, view, "csv", name, {"get": "list"})
+        for route, view, name in (
+            ("grades.csv", judging.GradeViewSet, "api-grades-csv"),
+            ("pool-items.csv", corpus.PoolItemViewSet, "api-pool-items-csv"),
+            ("runs/<id:run_pk>/entries.csv", corpus.RunEntryViewSet, "api-run-entries-csv"),
+            ("comparisons/<id:comparison_pk>/tasks.csv", sxs.TaskViewSet, "api-tasks-csv"),
+        )
+    ],
 ]

@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotate.api.schema import variant_path
 from annotate.api.scoping import managed_campaign
 from annotate.api.serializers import JSON, ErrorSerializer
 from annotate.models import Aggregation, Comparison
@@ -29,13 +30,20 @@ from metrics.selectors.progress import pool_progress
 from metrics.services.scores_request import Scores, campaign_scores
 from metrics.services.snapshots import agreement_snapshot
 
+# How a requested measure is named in the answers: what trec_eval prints.
+MEASURE_NAMES = (
+    "Answers name each measure as trec_eval prints it: a cut-off is joined by an underscore "
+    "(ndcg_cut.10 gives ndcg_cut_10; P.5,10 gives P_5 and P_10), a gain map is kept "
+    "(ndcg.1=1,2=3 gives ndcg_1=1,2=3), and the names come in trec_eval's order (P before "
+    "ndcg_cut), not in the order asked; `measures` lists them."
+)
 SCORE_PARAMETERS = [
     OpenApiParameter(
         "measure",
         str,
         many=True,
         description="Engine measures, trec_eval syntax (ndcg_cut.10, map, P.5,10, "
-        "ndcg.1=1,2=3,3=7); repeatable. Default ndcg_cut.10.",
+        f"ndcg.1=1,2=3,3=7); repeatable. Default ndcg_cut.10. {MEASURE_NAMES}",
     ),
     OpenApiParameter("gain", str, description="linear (default), exponential, or 1=1,2=3,3=7."),
     OpenApiParameter("discount", str, enum=["log2", "jarvelin"]),
@@ -56,7 +64,10 @@ class SnapshotSerializer(serializers.Serializer):
 
 
 class BasisSerializer(serializers.Serializer):
-    rule = serializers.CharField(help_text="Aggregation rule of the grades, or source.")
+    rule = serializers.ChoiceField(
+        choices=[*Aggregation.values, "source"],
+        help_text="Aggregation rule of the grades; source: an imported label source.",
+    )
     source = serializers.CharField(allow_null=True)
     relevance_level = serializers.FloatField()
     max_grade = serializers.FloatField()
@@ -77,12 +88,14 @@ class SystemScoresSerializer(serializers.Serializer):
     system = serializers.CharField()
     scored = serializers.BooleanField()
     queries_with_results = serializers.IntegerField()
-    values = serializers.DictField(child=ValueSerializer())
+    values = serializers.DictField(
+        child=ValueSerializer(), help_text="Per measure, keyed by its name in `measures`."
+    )
 
 
 class ScoresSerializer(serializers.Serializer):
     campaign = serializers.CharField()
-    measures = serializers.ListField(child=serializers.CharField())
+    measures = serializers.ListField(child=serializers.CharField(), help_text=MEASURE_NAMES)
     basis = BasisSerializer()
     snapshot = SnapshotSerializer(allow_null=True, help_text="Null: computed on request.")
     computed_at = serializers.DateTimeField()
@@ -94,7 +107,10 @@ class QueryScoreSerializer(serializers.Serializer):
     run_id = serializers.IntegerField()
     run = serializers.CharField()
     system = serializers.CharField()
-    values = serializers.DictField(child=serializers.FloatField(allow_null=True))
+    values = serializers.DictField(
+        child=serializers.FloatField(allow_null=True),
+        help_text="Per measure, keyed by its name in `measures`.",
+    )
 
 
 class QueryScoresSerializer(ScoresSerializer):
@@ -193,7 +209,7 @@ class CompareSerializer(serializers.Serializer):
         help_text="Campaign queries each run has no results for (counted as 0)."
     )
     campaign = serializers.CharField()
-    measure = serializers.CharField()
+    measure = serializers.CharField(help_text="As trec_eval prints it: ndcg_cut.10 is ndcg_cut_10.")
     basis = BasisSerializer()
     snapshot = SnapshotSerializer(allow_null=True)
     computed_at = serializers.DateTimeField()
@@ -285,6 +301,20 @@ class CompareView(APIView):
         )
 
 
+class AgreementRaterSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    grades = serializers.IntegerField()
+    majority_rate = serializers.FloatField(allow_null=True)
+    majority_items = serializers.IntegerField()
+    mean_deviation = serializers.FloatField(allow_null=True)
+    deviation_items = serializers.IntegerField()
+    leaning = serializers.ChoiceField(
+        choices=["lenient", "severe", "in line", ""],
+        help_text="Against the others' mean; empty when there is nothing to compare.",
+    )
+
+
 class AgreementSerializer(serializers.Serializer):
     campaign = serializers.CharField()
     snapshot = SnapshotSerializer()
@@ -292,7 +322,7 @@ class AgreementSerializer(serializers.Serializer):
         help_text="Krippendorff's ordinal alpha, raw pairwise agreement, Fleiss' kappa (when "
         "every item has as many raters), per-rater figures and weighted Cohen's kappa per pair."
     )
-    raters = serializers.ListField(child=serializers.DictField())
+    raters = AgreementRaterSerializer(many=True)
 
 
 class AgreementView(APIView):
@@ -333,11 +363,33 @@ class RaterProgressSerializer(serializers.Serializer):
     holding = serializers.IntegerField()
 
 
+class PoolProgressSerializer(serializers.Serializer):
+    items = serializers.IntegerField()
+    complete = serializers.IntegerField(help_text="Items with every counted grade they need.")
+    partial = serializers.IntegerField()
+    untouched = serializers.IntegerField()
+    leased = serializers.IntegerField(help_text="Items held by a rater right now.")
+    grades_given = serializers.IntegerField()
+    grades_needed = serializers.IntegerField()
+    cant_judge = serializers.IntegerField()
+    still_needing = serializers.IntegerField()
+    share_complete = serializers.FloatField()
+    share_grades = serializers.FloatField()
+
+
+class ComparisonProgressSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    counted = serializers.IntegerField(help_text="Verdicts given, up to those needed.")
+    needed = serializers.IntegerField()
+    identical = serializers.IntegerField(help_text="Tasks with identical lists (need none).")
+
+
 class ProgressSerializer(serializers.Serializer):
     campaign = serializers.CharField()
-    pool = serializers.DictField(help_text="Items complete, partial, untouched, leased; grades.")
+    pool = PoolProgressSerializer()
     raters = RaterProgressSerializer(many=True)
-    comparisons = serializers.ListField(child=serializers.DictField())
+    comparisons = ComparisonProgressSerializer(many=True)
 
 
 class ProgressView(APIView):
@@ -379,6 +431,11 @@ urlpatterns = [
         name="api-scores-queries",
     ),
     path("campaigns/<slug:slug>/scores/compare/", CompareView.as_view(), name="api-compare"),
+    variant_path("campaigns/<slug:slug>/scores.csv", ScoresView, "csv", "api-scores-csv"),
+    variant_path(
+        "campaigns/<slug:slug>/scores/queries.csv", QueryScoresView, "csv", "api-scores-queries-csv"
+    ),
+    variant_path("campaigns/<slug:slug>/scores/compare.csv", CompareView, "csv", "api-compare-csv"),
     path("campaigns/<slug:slug>/agreement/", AgreementView.as_view(), name="api-agreement"),
     path("campaigns/<slug:slug>/progress/", ProgressView.as_view(), name="api-progress"),
 ]

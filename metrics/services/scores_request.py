@@ -115,6 +115,9 @@ def campaign_scores(
     return _on_request(campaign, names, measures, gain_value, discount, ideal, rule, labels)
 
 
+VALUE_KEYS = ("mean", "low", "high")  # metrics.services.scores.mean_with_interval
+
+
 def _from_snapshot(campaign, names, settings, rule, labels) -> Scores:
     fresh = scores_snapshot(campaign=campaign, settings=settings, rule=rule, source=labels)
     snap, summary = fresh.snapshot, fresh.summary
@@ -123,7 +126,9 @@ def _from_snapshot(campaign, names, settings, rule, labels) -> Scores:
     systems = [
         {
             **_system_fields(s),
-            "values": {n: s["values"][n] for n in names},
+            # In mean, low, high order as when computed: PostgreSQL's jsonb keeps keys sorted,
+            # and a CSV's columns must not change with where the numbers came from.
+            "values": {n: {k: s["values"][n][k] for k in VALUE_KEYS} for n in names},
         }
         for s in summary["systems"]
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 
 import pytest
 from knox.models import AuthToken
@@ -209,3 +210,48 @@ def test_a_forged_forwarded_for_header_does_not_reset_the_anonymous_limit(monkey
         for i in range(4)
     ]
     assert codes == [401, 401, 401, 429]
+
+
+# The schema's CSV operations at their own paths (annotate.api.schema): each answers what
+# ?format=csv answers on the JSON path beside it.
+CSV_PATHS = [
+    ("/api/v1/grades.csv", "/api/v1/grades/"),
+    ("/api/v1/pool-items.csv", "/api/v1/pool-items/"),
+    ("/api/v1/campaigns/campaign-a/scores.csv", "/api/v1/campaigns/campaign-a/scores/"),
+    (
+        "/api/v1/campaigns/campaign-a/scores/queries.csv",
+        "/api/v1/campaigns/campaign-a/scores/queries/",
+    ),
+    ("/api/v1/campaigns/campaign-a/qrels.csv", "/api/v1/campaigns/campaign-a/qrels/"),
+]
+
+
+@pytest.mark.parametrize(("csv_path", "json_path"), CSV_PATHS, ids=[p[0] for p in CSV_PATHS])
+def test_a_csv_path_answers_what_format_csv_answers(personas, data, csv_path, json_path):
+    client = api_client_for(personas, "manager")
+    by_path = client.get(csv_path, HTTP_ACCEPT="application/json")  # the path wins
+    by_format = client.get(json_path, {"format": "csv"})
+    assert by_path.status_code == by_format.status_code == 200
+    assert by_path["Content-Type"] == by_format["Content-Type"]
+    text = _text(by_path)
+    assert text == _text(by_format) and text.count("\n") > 1
+
+
+def test_the_json_qrels_path_answers_json_and_the_default_stays_trec_text(personas, data):
+    client = api_client_for(personas, "manager")
+    answer = client.get("/api/v1/campaigns/campaign-a/qrels.json", HTTP_ACCEPT="text/plain")
+    assert answer["Content-Type"] == "application/json"
+    assert json.loads(_text(answer))["count"] == 1
+    text = _text(client.get("/api/v1/campaigns/campaign-a/qrels/"))
+    assert text.split() == ["q1", "0", "d1", "3"]
+
+
+@pytest.mark.parametrize("path", ["/api/v1/grades/", "/api/v1/grades.csv", "/api/v1/verdicts/"])
+def test_times_with_any_offset_python_reads_are_answered_not_a_500(personas, data, path):
+    """PostgreSQL refuses offsets beyond ±15:59 that ISO 8601 parsing accepts: they are
+    turned to UTC first; a time before year 1 in UTC is a 400."""
+    client = api_client_for(personas, "manager")
+    far = client.get(path, {"changed_after": "2000-01-01T00:00:00-18:08"})
+    assert far.status_code == 200
+    early = client.get(path, {"changed_after": "0001-01-01T00:00:00+14:00"})
+    assert early.status_code == 400 and "out of range" in early.json()["detail"]
