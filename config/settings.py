@@ -289,7 +289,7 @@ SPECTACULAR_SETTINGS = {
     # One name per closed set that several fields share.
     "ENUM_NAME_OVERRIDES": {
         "AggregationEnum": "annotate.models.campaigns.Aggregation",
-        "LabelRuleEnum": ["mean", "median", "majority", "source"],
+        "LabelRuleEnum": ["mean", "median", "majority", "dawid_skene", "source"],
         "AnswerResultEnum": ["created", "changed", "unchanged"],
         "SkipResultEnum": ["skipped", "unskipped", "unchanged"],
     },
