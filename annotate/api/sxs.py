@@ -32,6 +32,7 @@ from annotate.models import Comparison, Run, SxsTask, Verdict
 from annotate.selectors_sxs import chosen_side, rater_label
 from annotate.services.sxs_setup import ComparisonRefused, comparison_create
 from metrics.decide.gsb import comparison_report, decision_text
+from metrics.decide.launch import launch_decision
 
 MANAGER_ONLY = [
     "name",
@@ -387,6 +388,13 @@ class GsbSerializer(serializers.Serializer):
         help_text="GSB, counts, Tango interval (ci_low/ci_high), sign test, decision and checks "
         "(metrics.core.stats GsbResult); null before the first verdict.",
     )
+    launch = serializers.JSONField(
+        allow_null=True,
+        help_text="The decision safe to read while answers arrive: state (collecting, launch, "
+        "do_not_launch, inconclusive), provisional, path (sequence or fixed), the sentence a "
+        "product manager reads, planned and completed queries, the fixed-sample interval and the "
+        "always-valid sequence interval (metrics.decide.launch); null before the first verdict.",
+    )
     queries = GsbQuerySerializer(many=True)
 
 
@@ -405,6 +413,7 @@ class GsbView(APIView):
         comparison.n_tasks = comparison.tasks.count()
         report = comparison_report(comparison)
         words = decision_text(report.result) if report.result is not None else None
+        launch = launch_decision(comparison, report)
         context = {"managed": {comparison.campaign_id}}
         body = {
             "comparison": ComparisonSerializer(comparison, context=context).data,
@@ -413,6 +422,7 @@ class GsbView(APIView):
             "headline": words.headline if words else None,
             "detail": words.detail if words else None,
             "result": report.result.to_dict() if report.result else None,
+            "launch": launch.to_dict() if launch else None,
             "queries": [
                 {
                     "query": row.external_id,

@@ -25,6 +25,7 @@ from metrics.decide.gsb import (
     report_summary_rows,
     sorted_rows,
 )
+from metrics.decide.launch import launch_decision
 from metrics.reports.charts import strength_svg, verdict_bar_svg
 
 
@@ -89,6 +90,7 @@ def report(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
         "rows": rows,
         "sort": sort,
         "decision": decision_text(result) if result else None,
+        "launch": launch_decision(comparison, data),
         "confidence_pct": f"{comparison.confidence * 100:g}",
     }
     if result:

@@ -1,0 +1,101 @@
+"""The launch decision's four states (metrics.decide.launch): a decision shown before the planned
+queries are in is provisional, only the always-valid range may declare early, and the complete
+plan is decided by STATISTICS.md section 3's fixed-sample rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from annotate.models import Verdict
+from metrics.core.stats import betting_confidence_sequence
+from metrics.decide.gsb import comparison_report
+from metrics.decide.launch import LaunchState, completed_queries, launch_decision
+from tests.annotate.sxs_helpers import distinct_lists, make_comparison, report_url
+
+pytestmark = pytest.mark.django_db
+
+
+def answer(comparison, rater, values: dict[str, str]) -> None:
+    """One verdict by `rater` on each task of the named queries (G, S or B for the candidate)."""
+    tasks = comparison.tasks.select_related("query").filter(query__external_id__in=values)
+    Verdict.objects.bulk_create(
+        Verdict(task=t, rater=rater, value=values[t.query.external_id], candidate_side="L")
+        for t in tasks
+    )
+
+
+def decide(comparison):
+    return launch_decision(comparison, comparison_report(comparison))
+
+
+def test_the_issue_case_45_of_56_in_is_provisional_not_a_green_launch(personas):
+    # 45 of 56 queries answered, 20 Good, 8 Bad, mixed: the fixed interval already clears 0.
+    comparison = make_comparison(personas.campaign, distinct_lists(56), min_queries=30)
+    values = np.random.default_rng(1).permutation(["G"] * 20 + ["B"] * 8 + ["S"] * 17).tolist()
+    answer(comparison, personas.rater, {f"q{i}": v for i, v in enumerate(values)})
+    report = comparison_report(comparison)
+    assert report.result.ci_low > 0  # the old page showed a green "Launch" here
+    d = launch_decision(comparison, report)
+    assert d.state == LaunchState.COLLECTING and d.provisional and d.tone == "provisional"
+    assert (d.completed, d.planned, d.path) == (45, 56, "")
+    assert "provisional" in d.sentence and "Launch" not in d.headline
+    assert d.sequence_low <= 0 <= d.sequence_high
+    assert d.query_weighted_gsb == pytest.approx(12 / 45)
+
+
+def test_strong_early_data_may_launch_through_the_sequence_only(personas):
+    comparison = make_comparison(personas.campaign, distinct_lists(80), min_queries=30)
+    answer(comparison, personas.rater, {f"q{i}": "G" for i in range(50)})
+    d = decide(comparison)
+    expected_low, _ = betting_confidence_sequence(np.ones(50), comparison.confidence).last
+    assert d.state == LaunchState.LAUNCH and d.path == "sequence"
+    assert d.sequence_low == pytest.approx(expected_low) and d.sequence_low > 0
+    assert "may launch" in d.sentence
+
+
+def test_never_before_the_minimum_number_of_informative_queries(personas):
+    comparison = make_comparison(personas.campaign, distinct_lists(80), min_queries=60)
+    answer(comparison, personas.rater, {f"q{i}": "G" for i in range(50)})
+    assert decide(comparison).state == LaunchState.COLLECTING
+
+
+def test_early_and_clearly_worse_is_do_not_launch_by_the_sequence(personas):
+    comparison = make_comparison(personas.campaign, distinct_lists(80), min_queries=30)
+    answer(comparison, personas.rater, {f"q{i}": "B" for i in range(50)})
+    d = decide(comparison)
+    assert d.state == LaunchState.DO_NOT_LAUNCH and d.path == "sequence"
+
+
+@pytest.mark.parametrize(
+    ("counts", "state"),
+    [((1, 1, 2), LaunchState.DO_NOT_LAUNCH), ((20, 5, 15), LaunchState.INCONCLUSIVE)],
+)
+def test_the_complete_plan_is_decided_by_the_fixed_sample_rule(personas, counts, state):
+    g, s, b = counts
+    comparison = make_comparison(personas.campaign, distinct_lists(g + s + b), min_queries=4)
+    values = ["G"] * g + ["S"] * s + ["B"] * b
+    answer(comparison, personas.rater, {f"q{i}": v for i, v in enumerate(values)})
+    d = decide(comparison)
+    assert d.state == state and d.path == "fixed" and not d.provisional
+    if state == LaunchState.INCONCLUSIVE:
+        assert "cannot tell" in d.sentence and f"{d.fixed_low:+.2f}" in d.sentence
+
+
+def test_queries_count_as_complete_only_with_all_their_raters(personas):
+    comparison = make_comparison(
+        personas.campaign, distinct_lists(3), min_queries=1, raters_per_task=2
+    )
+    answer(comparison, personas.rater, {"q0": "G", "q1": "B"})
+    answer(comparison, personas.other_rater, {"q0": "S"})
+    done = completed_queries(comparison)
+    assert done.values.tolist() == [0.5] and done.planned == 3
+
+
+def test_the_page_marks_a_provisional_decision(personas):
+    comparison = make_comparison(personas.campaign, distinct_lists(40), min_queries=30)
+    answer(comparison, personas.rater, {f"q{i}": "G" for i in range(10)})
+    html = personas.client_for("manager").get(report_url(comparison)).content.decode()
+    assert 'data-decision="collecting"' in html and "decision-provisional" in html
+    assert 'data-testid="provisional"' in html and "10 of 40 planned queries" in html
+    assert 'data-testid="sequence-interval"' in html
