@@ -70,11 +70,49 @@ class ComparisonReport:
         return rows
 
     @property
+    def ci_t(self) -> tuple[float, float]:
+        """The t-interval of B − A, clipped to [−1, 1]: the measures of the table lie in [0, 1],
+        so no difference can leave it (a t-interval on few queries can)."""
+        return _clip(self.result.ci_t_low), _clip(self.result.ci_t_high)
+
+    @property
+    def ci_boot(self) -> tuple[float, float]:
+        return _clip(self.result.ci_boot_low), _clip(self.result.ci_boot_high)
+
+    @property
+    def sentence(self) -> str:
+        """The comparison in one sentence a product manager reads correctly."""
+        r = self.result
+        low, high = self.ci_t
+        pct = f"{r.confidence:.0%}"
+        direction = "higher" if r.diff > 0 else "lower" if r.diff < 0 else "no different"
+        gap = f"{abs(r.diff):.3f} {direction}" if r.diff else direction
+        head = (
+            f"On {self.measure_label}, the candidate {self.b_name} scored {gap} than the "
+            f"baseline {self.a_name} on average over {r.n} queries (better on {r.wins}, worse "
+            f"on {r.losses})."
+        )
+        if low > 0:
+            verdict = "so the candidate is better."
+        elif high < 0:
+            verdict = "so the candidate is worse."
+        else:
+            verdict = "so the difference could be chance."
+        return (
+            f"{head} With {pct} confidence the true difference lies between {low:+.3f} and "
+            f"{high:+.3f}, {verdict}"
+        )
+
+    @property
     def bins(self) -> list[tuple[float, float, int]]:
         return [
             (float(lo), float(hi), int(n))
             for lo, hi, n in zip(self.edges[:-1], self.edges[1:], self.counts, strict=True)
         ]
+
+
+def _clip(value: float) -> float:
+    return float(min(1.0, max(-1.0, value)))
 
 
 def missing_queries(n_queries: int | None, system: dict) -> int | None:

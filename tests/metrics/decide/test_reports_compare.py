@@ -159,3 +159,26 @@ def test_choosing_only_a_leaves_b_a_different_system():
         summary=summary, per_query=per_query, a="2", b=None, measure=None, production={"base"}
     )
     assert error == "" and report.b["run_id"] != report.a["run_id"]
+
+
+def test_the_sentence_reads_the_right_way_round_and_from_scipy():
+    from scipy.stats import ttest_rel
+
+    summary, per_query = snapshot()
+    report, _ = comparison_report(summary=summary, per_query=per_query, a="1", b="2", measure=None)
+    ci = ttest_rel(B, A).confidence_interval(0.95)
+    assert "the candidate cand (cand-v2) scored 0.067 higher than the baseline base" in (
+        report.sentence
+    )
+    assert f"between {ci.low:+.3f} and {ci.high:+.3f}" in report.sentence
+    assert report.sentence.endswith("so the difference could be chance.")
+
+
+def test_no_interval_of_a_difference_leaves_minus_one_to_one():
+    # Two queries, huge spread: the raw t-interval runs far past ±1.
+    summary, per_query = snapshot(a=[0.0, 1.0], b=[1.0, 0.9])
+    report, _ = comparison_report(summary=summary, per_query=per_query, a="1", b="2", measure=None)
+    assert report.result.ci_t_high > 1 or report.result.ci_t_low < -1
+    low, high = report.ci_t
+    assert -1 <= low <= high <= 1
+    assert -1 <= report.ci_boot[0] <= report.ci_boot[1] <= 1
