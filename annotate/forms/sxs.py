@@ -58,6 +58,11 @@ class ComparisonForm(forms.Form):
     min_queries = forms.IntegerField(
         min_value=0, max_value=1_000_000, initial=30, label="Minimum number of queries"
     )
+    equivalence_margin = forms.FloatField(
+        min_value=0, max_value=0.5, initial=0.0, required=False,
+        label="No meaningful difference within ±",
+        help_text="A GSB this close to 0 is no meaningful difference; 0 leaves that outcome out.",
+    )  # fmt: skip
     seed = forms.IntegerField(
         min_value=0, max_value=2**62, label="Seed",
         help_text="Draws the sample and the bootstrap; the same seed gives the same sample.",

@@ -51,6 +51,7 @@ def comparisons(request: HttpRequest, slug: str) -> HttpResponse:
                     min_gsb=data["min_gsb"],
                     confidence=data["confidence"],
                     min_queries=data["min_queries"],
+                    equivalence_margin=data["equivalence_margin"] or 0.0,
                     seed=data["seed"],
                     sample_size=data["sample_size"],
                 )

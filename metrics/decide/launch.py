@@ -10,6 +10,8 @@ number of informative queries. Four states:
   the bar is Launch, its upper end below the bar is Do not launch. The fixed-sample interval is
   shown marked provisional: read again and again it stops early on noise (benchmarks/README.md,
   "Looking early").
+- Inside the plan's equivalence margin (when it has one), from either path: no meaningful
+  difference.
 - launch / do not launch / inconclusive at the planned size: when the plan is complete, the
   fixed-sample rule of STATISTICS.md section 3 decides (sign test included).
 
@@ -35,6 +37,7 @@ class LaunchState(enum.StrEnum):
     COLLECTING = "collecting"
     LAUNCH = "launch"
     DO_NOT_LAUNCH = "do_not_launch"
+    NO_DIFFERENCE = "no_meaningful_difference"
     INCONCLUSIVE = "inconclusive"
 
 
@@ -60,6 +63,7 @@ class LaunchDecision:
     informative: int
     min_queries: int
     threshold: float
+    margin: float
     confidence: float
     sequence_low: float
     sequence_high: float
@@ -84,6 +88,7 @@ class LaunchDecision:
             "completed_informative_queries": self.informative,
             "min_queries": self.min_queries,
             "threshold": self.threshold,
+            "equivalence_margin": self.margin,
             "confidence": self.confidence,
             "gsb": self.gsb,
             "query_weighted_gsb": self.query_weighted_gsb,
@@ -138,6 +143,11 @@ def _sentence(result: GsbResult, state: LaunchState, low: float, high: float) ->
         if high < result.threshold:
             return f"{counts}; with {pct} confidence it is not better than {bar}: do not launch."
         return f"{counts}; it did not beat {bar}, so it should not launch."
+    if state == LaunchState.NO_DIFFERENCE:
+        return (
+            f"{counts}; with {pct} confidence its GSB lies between {low:+.2f} and {high:+.2f}, "
+            "inside the margin the plan calls no meaningful difference."
+        )
     if state == LaunchState.INCONCLUSIVE:
         return (
             f"{counts}; at the planned size the data cannot tell: its GSB lies somewhere between "
@@ -158,17 +168,23 @@ def launch_decision(comparison: Comparison, report: SxsReport) -> LaunchDecision
     cs = betting_confidence_sequence(done.values, comparison.confidence)
     seq_low, seq_high = cs.last
     complete = report.progress["counted"] >= report.progress["needed"]
-    tau = result.threshold
-    if complete:
+    tau, margin = result.threshold, comparison.equivalence_margin
+    enough = done.informative >= result.min_queries
+    if complete and margin > 0 and -margin < result.ci_low and result.ci_high < margin:
+        state, path = LaunchState.NO_DIFFERENCE, "fixed"
+    elif complete:
         state = {
             Decision.LAUNCH: LaunchState.LAUNCH,
             Decision.DO_NOT_LAUNCH: LaunchState.DO_NOT_LAUNCH,
             Decision.MORE_DATA: LaunchState.INCONCLUSIVE,
         }[result.decision]
         path = "fixed"
-    elif done.informative >= result.min_queries and seq_low > tau:
+    elif enough and margin > 0 and -margin < seq_low and seq_high < margin:
+        # Checked before the bar: "better, but by less than matters" is no reason to launch.
+        state, path = LaunchState.NO_DIFFERENCE, "sequence"
+    elif enough and seq_low > tau:
         state, path = LaunchState.LAUNCH, "sequence"
-    elif done.informative >= result.min_queries and seq_high < tau:
+    elif enough and seq_high < tau:
         state, path = LaunchState.DO_NOT_LAUNCH, "sequence"
     else:
         state, path = LaunchState.COLLECTING, ""
@@ -179,6 +195,7 @@ HEADLINES = {
     LaunchState.LAUNCH: ("Launch", "launch"),
     LaunchState.DO_NOT_LAUNCH: ("Do not launch", "stop"),
     LaunchState.INCONCLUSIVE: ("Inconclusive at the planned size", "wait"),
+    LaunchState.NO_DIFFERENCE: ("No meaningful difference", "wait"),
     LaunchState.COLLECTING: ("Collecting answers: no decision yet", "provisional"),
 }
 
@@ -193,7 +210,7 @@ def _decision(
     completed: int,
 ) -> LaunchDecision:
     headline, tone = HEADLINES[state]
-    if path == "fixed" and state != LaunchState.INCONCLUSIVE:
+    if path == "fixed" and state in (LaunchState.LAUNCH, LaunchState.DO_NOT_LAUNCH):
         headline = decision_text(result).headline  # says conclusive or not
     elif path == "sequence":
         headline += " (declared before all planned queries were in)"
@@ -209,6 +226,7 @@ def _decision(
         informative=done.informative,
         min_queries=result.min_queries,
         threshold=result.threshold,
+        margin=comparison.equivalence_margin,
         confidence=comparison.confidence,
         sequence_low=sequence[0],
         sequence_high=sequence[1],

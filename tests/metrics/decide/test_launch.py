@@ -99,3 +99,58 @@ def test_the_page_marks_a_provisional_decision(personas):
     assert 'data-decision="collecting"' in html and "decision-provisional" in html
     assert 'data-testid="provisional"' in html and "10 of 40 planned queries" in html
     assert 'data-testid="sequence-interval"' in html
+
+
+def _balanced(n_each: int, n_same: int) -> list[str]:
+    return np.random.default_rng(2).permutation(["G"] * n_each + ["B"] * n_each + ["S"] * n_same)
+
+
+def test_inside_the_equivalence_margin_early_is_no_meaningful_difference(personas):
+    comparison = make_comparison(
+        personas.campaign, distinct_lists(150), min_queries=30, equivalence_margin=0.3
+    )
+    values = _balanced(5, 90).tolist()
+    answer(comparison, personas.rater, {f"q{i}": v for i, v in enumerate(values)})
+    d = decide(comparison)
+    assert d.state == LaunchState.NO_DIFFERENCE and d.path == "sequence"
+    assert d.sequence_low > -0.3 and d.sequence_high < 0.3
+
+
+def test_inside_the_margin_at_the_planned_size_by_the_fixed_interval(personas):
+    comparison = make_comparison(
+        personas.campaign, distinct_lists(100), min_queries=30, equivalence_margin=0.2
+    )
+    answer(comparison, personas.rater, {f"q{i}": v for i, v in enumerate(_balanced(10, 80))})
+    d = decide(comparison)
+    assert d.state == LaunchState.NO_DIFFERENCE and d.path == "fixed"
+    assert d.fixed_low > -0.2 and d.fixed_high < 0.2
+    # Without a margin the same data are the fixed rule's "do not launch" (GSB 0 is not above 0).
+    comparison.equivalence_margin = 0.0
+    assert decide(comparison).state == LaunchState.DO_NOT_LAUNCH
+
+
+def test_the_plan_is_read_only_in_the_admin_once_raters_have_answered(personas, admin_client):
+    from django.urls import reverse
+
+    comparison = make_comparison(personas.campaign, distinct_lists(3), min_queries=1)
+    address = reverse("admin:annotate_comparison_change", args=[comparison.pk])
+    assert 'name="min_gsb"' in admin_client.get(address).content.decode()
+    answer(comparison, personas.rater, {"q0": "G"})
+    html = admin_client.get(address).content.decode()
+    for field in ("min_gsb", "confidence", "min_queries", "equivalence_margin"):
+        assert f'name="{field}"' not in html
+
+
+def test_the_api_records_the_margin_with_the_plan(personas):
+    from tests.annotate.sxs_helpers import BASE_RUN, CAND_RUN, build_runs
+    from tests.api.conftest import api_client_for
+
+    build_runs(personas.campaign, distinct_lists(3))
+    client = api_client_for(personas, "manager")
+    body = {"campaign": "campaign-a", "name": "p", "baseline": BASE_RUN, "candidate": CAND_RUN}
+    made = client.post("/api/v1/comparisons/", {**body, "equivalence_margin": 0.05}, format="json")
+    assert made.status_code == 201, made.content
+    assert made.json()["equivalence_margin"] == 0.05
+    bad = client.post("/api/v1/comparisons/", {**body, "name": "q", "equivalence_margin": 0.9},
+                      format="json")  # fmt: skip
+    assert bad.status_code == 400
