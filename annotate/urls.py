@@ -97,6 +97,11 @@ urlpatterns = [
         name="sxs_report",
     ),
     path(
+        "campaigns/<slug:slug>/comparisons/<int:comparison_id>/review/",
+        sxs_manage_views.review,
+        name="sxs_review",
+    ),
+    path(
         "campaigns/<slug:slug>/comparisons/<int:comparison_id>/report.csv",
         sxs_manage_views.report_csv,
         name="sxs_report_csv",

@@ -26,6 +26,7 @@ from metrics.decide.gsb import (
     sorted_rows,
 )
 from metrics.decide.launch import launch_decision
+from metrics.decide.review import launch_review
 from metrics.reports.charts import strength_svg, verdict_bar_svg
 
 
@@ -106,6 +107,21 @@ def report(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
             context["strength_svg"] = strength_svg(result.strength_distribution)
             context["strength_rows"] = sorted(result.strength_distribution.items())
     return render(request, "annotate/sxs_report.html", context)
+
+
+@login_required
+@require_http_methods(["GET"])
+def review(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
+    """The launch review: GSB beside the graded comparison of the same runs and queries."""
+    comparison = comparison_managed_by(request.user, slug, comparison_id)
+    data = comparison_report(comparison)
+    context = {
+        "campaign": comparison.campaign,
+        "comparison": comparison,
+        "result": data.result,
+        "review": launch_review(comparison, data),
+    }
+    return render(request, "annotate/sxs_review.html", context)
 
 
 def _csv_response(filename: str, rows, *, bom: bool = False) -> HttpResponse:
