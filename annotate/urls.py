@@ -102,6 +102,11 @@ urlpatterns = [
         name="sxs_review",
     ),
     path(
+        "campaigns/<slug:slug>/comparisons/<int:comparison_id>/memo.md",
+        sxs_manage_views.memo,
+        name="sxs_memo",
+    ),
+    path(
         "campaigns/<slug:slug>/comparisons/<int:comparison_id>/report.csv",
         sxs_manage_views.report_csv,
         name="sxs_report_csv",

@@ -26,6 +26,7 @@ from metrics.decide.gsb import (
     sorted_rows,
 )
 from metrics.decide.launch import launch_decision
+from metrics.decide.memo import launch_memo
 from metrics.decide.review import launch_review
 from metrics.reports.charts import strength_svg, verdict_bar_svg
 
@@ -122,6 +123,18 @@ def review(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
         "review": launch_review(comparison, data),
     }
     return render(request, "annotate/sxs_review.html", context)
+
+
+@login_required
+@require_http_methods(["GET"])
+def memo(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
+    """The launch memo as a Markdown download."""
+    comparison = comparison_managed_by(request.user, slug, comparison_id)
+    data = comparison_report(comparison)
+    text = launch_memo(comparison, data, launch_review(comparison, data))
+    response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{_stem(comparison)}-memo.md"'
+    return response
 
 
 def _csv_response(filename: str, rows, *, bom: bool = False) -> HttpResponse:

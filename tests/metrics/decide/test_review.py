@@ -98,3 +98,21 @@ def test_the_words_for_each_way_gsb_and_the_graded_measure_can_relate(
                              result=SimpleNamespace(diff=diff))  # fmt: skip
     kind, text = agreement_words(launch, graded)
     assert kind == expected and "NDCG@10" in text
+
+
+def test_the_memo_downloads_as_markdown_with_plan_decision_and_path(setup, personas):
+    comparison = setup
+    review = launch_review(comparison, comparison_report(comparison))
+    _answer_against(comparison, review.graded)
+    url = report_url(comparison, "sxs_memo")
+    assert personas.client_for("outsider").get(url).status_code == 404
+    response = personas.client_for("manager").get(url)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/markdown")
+    assert "attachment" in response["Content-Disposition"]
+    text = response.content.decode()
+    for heading in ("# Launch memo: c", "## Plan", "## Data coverage", "## Decision",
+                    "## Graded measures", "## Caveats"):  # fmt: skip
+        assert heading in text
+    assert "Declared by: the fixed-sample rule" in text  # every planned query is in
+    assert f"Planned queries: {comparison.tasks.count()}" in text
