@@ -76,6 +76,14 @@ class ComparisonForm(forms.Form):
         self.fields["candidate"].queryset = runs
         if not self.is_bound:
             self.initial.setdefault("seed", secrets.randbelow(2**31))
+            # Preset the right way round: production is the baseline, the newest other run
+            # the candidate (never the candidate as the baseline).
+            production = runs.filter(system__is_production=True).first()
+            if production is not None:
+                self.initial.setdefault("baseline", production.pk)
+                newest = runs.exclude(system__is_production=True).order_by("-created_at", "-pk")
+                if (candidate := newest.first()) is not None:
+                    self.initial.setdefault("candidate", candidate.pk)
         self.fields["sample_size"].widget.attrs["max"] = campaign.queries.count()
 
     def clean_name(self) -> str:
