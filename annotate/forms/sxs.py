@@ -26,6 +26,27 @@ class RunChoiceField(forms.ModelChoiceField):
         return f"{run.name} (system {run.system.name})"
 
 
+class SizePlanForm(forms.Form):
+    """The planner's assumptions (GET): how many queries a comparison needs."""
+
+    effect = forms.FloatField(
+        min_value=0.01, max_value=1, initial=0.1, label="Smallest GSB gain worth detecting"
+    )
+    same_share = forms.FloatField(
+        min_value=0, max_value=0.99, initial=0.5, label="Expected share of Same answers"
+    )
+    plan_raters = forms.IntegerField(min_value=1, max_value=50, initial=1, label="Raters per query")
+    correlation = forms.FloatField(
+        min_value=0, max_value=1, initial=0.2, label="Expected correlation between raters",
+        help_text="How alike two raters answer on the same query (0: independent).",
+    )  # fmt: skip
+    power = forms.FloatField(min_value=0.5, max_value=0.99, initial=0.8, label="Power")
+    plan_bar = forms.FloatField(min_value=-0.99, max_value=0.99, initial=0.0, label="Bar")
+    plan_confidence = forms.FloatField(
+        min_value=0.5, max_value=0.999, initial=0.95, label="Confidence"
+    )
+
+
 class ComparisonForm(forms.Form):
     name = forms.CharField(max_length=200, help_text="For managers only; raters never see it.")
     baseline = RunChoiceField(queryset=Run.objects.none(), label="Baseline run (A, in production)")

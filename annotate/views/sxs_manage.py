@@ -12,12 +12,17 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods
 
 from annotate import safecsv
-from annotate.forms.sxs import ComparisonForm
+from annotate.forms.sxs import ComparisonForm, SizePlanForm
 from annotate.models import Comparison, Query
 from annotate.selectors import campaign_managed_by
-from annotate.selectors_sxs import comparison_managed_by, comparison_progress
+from annotate.selectors_sxs import (
+    comparison_managed_by,
+    comparison_progress,
+    median_answer_seconds,
+)
 from annotate.services.preferences import csv_bom_wanted
 from annotate.services.sxs_setup import ComparisonRefused, comparison_create
+from metrics.core.stats.plan_size import planned_queries
 from metrics.decide.gsb import (
     comparison_report,
     decision_text,
@@ -74,8 +79,29 @@ def comparisons(request: HttpRequest, slug: str) -> HttpResponse:
         {"comparison": c, "progress": comparison_progress(c)}
         for c in campaign.comparisons.select_related("baseline", "candidate").order_by("-pk")
     ]
-    context = {"campaign": campaign, "form": form, "rows": rows}
+    context = {"campaign": campaign, "form": form, "rows": rows, **_size_plan(request, campaign)}
     return render(request, "annotate/sxs_comparisons.html", context, status=status)
+
+
+def _size_plan(request: HttpRequest, campaign) -> dict:
+    """The planner's form and, when asked (?plan=1), its answer or why not."""
+    if request.GET.get("plan") != "1":
+        return {"plan_form": SizePlanForm()}
+    plan_form = SizePlanForm(request.GET)
+    if not plan_form.is_valid():
+        return {"plan_form": plan_form}
+    d = plan_form.cleaned_data
+    try:
+        plan = planned_queries(
+            effect=d["effect"], same_share=d["same_share"], raters=d["plan_raters"],
+            correlation=d["correlation"], threshold=d["plan_bar"],
+            confidence=d["plan_confidence"], power=d["power"],
+        )  # fmt: skip
+    except ValueError as refused:
+        return {"plan_form": plan_form, "plan_error": str(refused)}
+    seconds = median_answer_seconds(campaign)
+    return {"plan_form": plan_form, "plan": plan, "plan_seconds": seconds,
+            "plan_hours": plan.rater_hours(seconds)}  # fmt: skip
 
 
 @login_required

@@ -154,3 +154,26 @@ def test_the_api_records_the_margin_with_the_plan(personas):
     bad = client.post("/api/v1/comparisons/", {**body, "name": "q", "equivalence_margin": 0.9},
                       format="json")  # fmt: skip
     assert bad.status_code == 400
+
+
+def test_the_planner_on_the_setup_page_gives_queries_and_rater_hours(personas):
+    from django.urls import reverse
+
+    from metrics.core.stats.plan_size import planned_queries
+
+    comparison = make_comparison(personas.campaign, distinct_lists(3), min_queries=1)
+    for i, t in enumerate(comparison.tasks.all()):
+        Verdict.objects.create(task=t, rater=personas.rater, value="G", candidate_side="L",
+                               seconds=[10.0, 30.0, 20.0][i])  # fmt: skip
+    url = reverse("annotate:sxs_comparisons", kwargs={"slug": "campaign-a"})
+    client = personas.client_for("manager")
+    asked = {"plan": "1", "effect": 0.1, "same_share": 0.5, "plan_raters": 2, "correlation": 0.2,
+             "power": 0.8, "plan_bar": 0, "plan_confidence": 0.95}  # fmt: skip
+    html = client.get(url, asked).content.decode()
+    plan = planned_queries(effect=0.1, same_share=0.5, raters=2, correlation=0.2)
+    hours = plan.answers * 20.0 / 3600  # median of 10, 20, 30 seconds
+    assert f"{plan.queries} queries" in html and f"about {hours:.1f} rater-hours" in html
+    refused = client.get(url, {**asked, "effect": 0.6}).content.decode()
+    assert "cannot reach the bar" in refused
+    assert client.get(url, {**asked, "effect": "x"}).status_code == 200  # the form says why
+    assert personas.client_for("outsider").get(url, asked).status_code == 404
