@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from annotate.models import Comparison
+from metrics.core.stats import betting_confidence_sequence
 from metrics.decide.gsb import SxsReport
 from metrics.decide.launch import LaunchDecision, LaunchState, launch_decision
 from metrics.decide.ndcg import ComparisonReport
@@ -40,6 +43,7 @@ class LaunchReview:
     agreement_text: str
     disagreements: list[Disagreement]
     judged: tuple[float, float] | None  # mean judged@k of A and B over the queries
+    graded_sequence: tuple[float, float] | None = None  # always-valid range of the mean B − A
 
 
 def _graded(
@@ -139,4 +143,11 @@ def launch_review(comparison: Comparison, report: SxsReport) -> LaunchReview:
     if graded is not None and launch is not None:
         agreement, text = agreement_words(launch, graded)
         rows = disagreeing_queries(report, graded)
-    return LaunchReview(launch, graded, error, agreement, text, rows, judged)
+    sequence = None
+    if graded is not None:
+        # Per-query differences of a measure in [0, 1] lie in [−1, 1]: the same betting
+        # sequence applies (over queries in the order of their ids; labels have no completion
+        # order that the snapshot keeps).
+        d = np.clip([x for *_q, x in sorted(graded.differences)], -1, 1)
+        sequence = betting_confidence_sequence(d, comparison.confidence).last
+    return LaunchReview(launch, graded, error, agreement, text, rows, judged, sequence)

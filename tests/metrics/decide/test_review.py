@@ -63,6 +63,9 @@ def test_the_review_puts_ndcg_from_scipy_beside_gsb_and_says_when_they_disagree(
     assert {r.external_id for r in review.disagreements} <= {q for q, *_ in g.differences}
     assert all(r.gsb * r.graded < 0 for r in review.disagreements)
     assert review.judged is not None and all(0 <= j <= 1 for j in review.judged)
+    low, high = review.graded_sequence
+    assert -1 <= low <= high <= 1
+    assert low <= ref.confidence_interval(0.95).high and high >= ref.confidence_interval(0.95).low
 
 
 def test_the_review_page_for_managers_only(setup, personas):
