@@ -5,15 +5,20 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotate', '0015_accounts_invitations_resets_preferences'),
+        ("annotate", "0015_accounts_invitations_resets_preferences"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='comparison',
-            name='equivalence_margin',
-            field=models.FloatField(default=0.0, validators=[django.core.validators.MinValueValidator(0), django.core.validators.MaxValueValidator(0.5)]),
+            model_name="comparison",
+            name="equivalence_margin",
+            field=models.FloatField(
+                default=0.0,
+                validators=[
+                    django.core.validators.MinValueValidator(0),
+                    django.core.validators.MaxValueValidator(0.5),
+                ],
+            ),
         ),
     ]
