@@ -81,6 +81,18 @@ def comparison_progress(comparison: Comparison) -> dict[str, int]:
     return {"counted": min(counted, needed), "needed": needed, "identical": tasks["identical"]}
 
 
+def median_answer_seconds(campaign) -> float | None:
+    """Median seconds per side-by-side answer in the campaign (None before any timed one)."""
+    timed = Verdict.objects.filter(
+        task__comparison__campaign=campaign, seconds__isnull=False
+    ).order_by("seconds")
+    n = timed.count()
+    if not n:
+        return None
+    middle = list(timed.values_list("seconds", flat=True)[(n - 1) // 2 : n // 2 + 1])
+    return float(sum(middle) / len(middle))
+
+
 # ---- What a rater sees ------------------------------------------------------------------------
 
 

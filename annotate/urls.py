@@ -97,6 +97,16 @@ urlpatterns = [
         name="sxs_report",
     ),
     path(
+        "campaigns/<slug:slug>/comparisons/<int:comparison_id>/review/",
+        sxs_manage_views.review,
+        name="sxs_review",
+    ),
+    path(
+        "campaigns/<slug:slug>/comparisons/<int:comparison_id>/memo.md",
+        sxs_manage_views.memo,
+        name="sxs_memo",
+    ),
+    path(
         "campaigns/<slug:slug>/comparisons/<int:comparison_id>/report.csv",
         sxs_manage_views.report_csv,
         name="sxs_report_csv",

@@ -38,12 +38,23 @@ class ComparisonAdmin(ScopedAdmin):
     fieldsets = (
         (None, {"fields": ("campaign", "name", "baseline", "candidate")}),
         ("Tasks", {"fields": ("unit", "depth", "raters_per_task", "seed")}),
-        ("Launch decision", {"fields": ("min_gsb", "confidence", "min_queries")}),
+        (
+            "Launch decision (the plan: fixed once answers exist)",
+            {"fields": ("min_gsb", "confidence", "min_queries", "equivalence_margin")},
+        ),
         ("Record", {"fields": ("created_at",)}),
     )
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).annotate(_tasks=count_of(m.SxsTask, "comparison"))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: m.Comparison | None = None):
+        # The plan is fixed before the data: once a rater has answered, changing the bar or
+        # the confidence would let the data choose the rule that judges it.
+        fixed = ("min_gsb", "confidence", "min_queries", "equivalence_margin", "raters_per_task")
+        if obj is not None and m.Verdict.objects.filter(task__comparison=obj).exists():
+            return (*self.readonly_fields, *fixed)
+        return self.readonly_fields
 
     @admin.display(description="tasks", ordering="_tasks")
     def n_tasks(self, obj: m.Comparison) -> int:

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from annotate.api.sxs import ComparisonSerializer, managed_comparison
 from metrics.core.stats.gsb import Decision
 from metrics.decide.gsb import comparison_report, decision_text
+from metrics.decide.launch import LaunchState, launch_decision
 
 DECISIONS = [d.value for d in Decision]
 
@@ -108,6 +109,35 @@ class GsbQuerySerializer(serializers.Serializer):
     )
 
 
+class IntervalSerializer(serializers.Serializer):
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+
+
+class LaunchSerializer(serializers.Serializer):
+    """The decision safe to read while answers arrive (metrics.decide.launch)."""
+
+    state = serializers.ChoiceField(choices=[s.value for s in LaunchState])
+    provisional = serializers.BooleanField()
+    path = serializers.ChoiceField(
+        choices=["sequence", "fixed", ""],
+        help_text="sequence (declared early), fixed (at the planned size), empty while collecting.",
+    )
+    headline = serializers.CharField()
+    sentence = serializers.CharField(help_text="What a product manager reads.")
+    planned_queries = serializers.IntegerField()
+    completed_queries = serializers.IntegerField()
+    completed_informative_queries = serializers.IntegerField()
+    min_queries = serializers.IntegerField()
+    threshold = serializers.FloatField()
+    equivalence_margin = serializers.FloatField()
+    confidence = serializers.FloatField()
+    gsb = serializers.FloatField(allow_null=True)
+    query_weighted_gsb = serializers.FloatField(allow_null=True)
+    fixed_interval = IntervalSerializer()
+    sequence_interval = IntervalSerializer(help_text="Always valid, however often it is read.")
+
+
 class GsbSerializer(serializers.Serializer):
     comparison = ComparisonSerializer()
     progress = GsbProgressSerializer()
@@ -117,6 +147,7 @@ class GsbSerializer(serializers.Serializer):
     headline = serializers.CharField(allow_null=True)
     detail = serializers.CharField(allow_null=True)
     result = GsbResultSerializer(allow_null=True, help_text="Null before the first verdict.")
+    launch = LaunchSerializer(allow_null=True, help_text="Null before the first verdict.")
     queries = GsbQuerySerializer(many=True)
 
 
@@ -133,6 +164,7 @@ class GsbView(APIView):
         comparison.n_tasks = comparison.tasks.count()
         report = comparison_report(comparison)
         words = decision_text(report.result) if report.result is not None else None
+        launch = launch_decision(comparison, report)
         context = {"managed": {comparison.campaign_id}}
         body = {
             "comparison": ComparisonSerializer(comparison, context=context).data,
@@ -141,6 +173,7 @@ class GsbView(APIView):
             "headline": words.headline if words else None,
             "detail": words.detail if words else None,
             "result": report.result.to_dict() if report.result else None,
+            "launch": launch.to_dict() if launch else None,
             "queries": [
                 {
                     "query": row.external_id,

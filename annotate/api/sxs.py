@@ -46,6 +46,7 @@ MANAGER_ONLY = [
     "min_gsb",
     "confidence",
     "min_queries",
+    "equivalence_margin",
     "seed",
     "tasks",
 ]
@@ -66,6 +67,9 @@ class ComparisonSerializer(serializers.Serializer):
     min_gsb = serializers.FloatField(allow_null=True)
     confidence = serializers.FloatField(allow_null=True)
     min_queries = serializers.IntegerField(allow_null=True)
+    equivalence_margin = serializers.FloatField(
+        allow_null=True, help_text="GSB within ± this is no meaningful difference (0: none)."
+    )
     seed = serializers.IntegerField(allow_null=True)
     tasks = serializers.IntegerField(source="n_tasks", allow_null=True)
     created_at = serializers.DateTimeField()
@@ -91,6 +95,7 @@ class ComparisonInputSerializer(serializers.Serializer):
     min_gsb = serializers.FloatField(default=0.0, min_value=-1, max_value=1)
     confidence = serializers.FloatField(default=0.95, min_value=0.5, max_value=0.999)
     min_queries = serializers.IntegerField(default=30, min_value=0, max_value=1_000_000)
+    equivalence_margin = serializers.FloatField(default=0.0, min_value=0, max_value=0.5)
     seed = serializers.IntegerField(default=0, min_value=0, max_value=2**62)
     sample_size = serializers.IntegerField(required=False, min_value=1, max_value=10_000_000)
 

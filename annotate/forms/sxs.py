@@ -26,6 +26,27 @@ class RunChoiceField(forms.ModelChoiceField):
         return f"{run.name} (system {run.system.name})"
 
 
+class SizePlanForm(forms.Form):
+    """The planner's assumptions (GET): how many queries a comparison needs."""
+
+    effect = forms.FloatField(
+        min_value=0.01, max_value=1, initial=0.1, label="Smallest GSB gain worth detecting"
+    )
+    same_share = forms.FloatField(
+        min_value=0, max_value=0.99, initial=0.5, label="Expected share of Same answers"
+    )
+    plan_raters = forms.IntegerField(min_value=1, max_value=50, initial=1, label="Raters per query")
+    correlation = forms.FloatField(
+        min_value=0, max_value=1, initial=0.2, label="Expected correlation between raters",
+        help_text="How alike two raters answer on the same query (0: independent).",
+    )  # fmt: skip
+    power = forms.FloatField(min_value=0.5, max_value=0.99, initial=0.8, label="Power")
+    plan_bar = forms.FloatField(min_value=-0.99, max_value=0.99, initial=0.0, label="Bar")
+    plan_confidence = forms.FloatField(
+        min_value=0.5, max_value=0.999, initial=0.95, label="Confidence"
+    )
+
+
 class ComparisonForm(forms.Form):
     name = forms.CharField(max_length=200, help_text="For managers only; raters never see it.")
     baseline = RunChoiceField(queryset=Run.objects.none(), label="Baseline run (A, in production)")
@@ -58,6 +79,11 @@ class ComparisonForm(forms.Form):
     min_queries = forms.IntegerField(
         min_value=0, max_value=1_000_000, initial=30, label="Minimum number of queries"
     )
+    equivalence_margin = forms.FloatField(
+        min_value=0, max_value=0.5, initial=0.0, required=False,
+        label="No meaningful difference within ±",
+        help_text="A GSB this close to 0 is no meaningful difference; 0 leaves that outcome out.",
+    )  # fmt: skip
     seed = forms.IntegerField(
         min_value=0, max_value=2**62, label="Seed",
         help_text="Draws the sample and the bootstrap; the same seed gives the same sample.",
@@ -71,6 +97,14 @@ class ComparisonForm(forms.Form):
         self.fields["candidate"].queryset = runs
         if not self.is_bound:
             self.initial.setdefault("seed", secrets.randbelow(2**31))
+            # Preset the right way round: production is the baseline, the newest other run
+            # the candidate (never the candidate as the baseline).
+            production = runs.filter(system__is_production=True).first()
+            if production is not None:
+                self.initial.setdefault("baseline", production.pk)
+                newest = runs.exclude(system__is_production=True).order_by("-created_at", "-pk")
+                if (candidate := newest.first()) is not None:
+                    self.initial.setdefault("candidate", candidate.pk)
         self.fields["sample_size"].widget.attrs["max"] = campaign.queries.count()
 
     def clean_name(self) -> str:

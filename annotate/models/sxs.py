@@ -47,6 +47,11 @@ class Comparison(models.Model):
         default=0.95, validators=[MinValueValidator(0.5), MaxValueValidator(0.999)]
     )
     min_queries = models.PositiveIntegerField(default=30)
+    # Part of the plan fixed at creation: a GSB within ± this margin is "no meaningful
+    # difference" (0: the plan declares no such outcome).
+    equivalence_margin = models.FloatField(
+        default=0.0, validators=[MinValueValidator(0), MaxValueValidator(0.5)]
+    )
     seed = models.BigIntegerField(default=0, help_text="Seeds the query sample and the bootstrap.")
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -45,6 +45,7 @@ def comparison_create(
     min_gsb: float = 0.0,
     confidence: float = 0.95,
     min_queries: int = 30,
+    equivalence_margin: float = 0.0,
     seed: int = 0,
     sample_size: int | None = None,
 ) -> Comparison:
@@ -75,6 +76,7 @@ def comparison_create(
         min_gsb=min_gsb,
         confidence=confidence,
         min_queries=min_queries,
+        equivalence_margin=equivalence_margin,
         seed=seed,
     )
     base = run_top_k(baseline, depth, queries=ids)

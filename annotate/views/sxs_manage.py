@@ -12,12 +12,17 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_http_methods
 
 from annotate import safecsv
-from annotate.forms.sxs import ComparisonForm
+from annotate.forms.sxs import ComparisonForm, SizePlanForm
 from annotate.models import Comparison, Query
 from annotate.selectors import campaign_managed_by
-from annotate.selectors_sxs import comparison_managed_by, comparison_progress
+from annotate.selectors_sxs import (
+    comparison_managed_by,
+    comparison_progress,
+    median_answer_seconds,
+)
 from annotate.services.preferences import csv_bom_wanted
 from annotate.services.sxs_setup import ComparisonRefused, comparison_create
+from metrics.core.stats.plan_size import planned_queries
 from metrics.decide.gsb import (
     comparison_report,
     decision_text,
@@ -25,6 +30,9 @@ from metrics.decide.gsb import (
     report_summary_rows,
     sorted_rows,
 )
+from metrics.decide.launch import launch_decision
+from metrics.decide.memo import launch_memo
+from metrics.decide.review import launch_review
 from metrics.reports.charts import strength_svg, verdict_bar_svg
 
 
@@ -50,6 +58,7 @@ def comparisons(request: HttpRequest, slug: str) -> HttpResponse:
                     min_gsb=data["min_gsb"],
                     confidence=data["confidence"],
                     min_queries=data["min_queries"],
+                    equivalence_margin=data["equivalence_margin"] or 0.0,
                     seed=data["seed"],
                     sample_size=data["sample_size"],
                 )
@@ -70,8 +79,29 @@ def comparisons(request: HttpRequest, slug: str) -> HttpResponse:
         {"comparison": c, "progress": comparison_progress(c)}
         for c in campaign.comparisons.select_related("baseline", "candidate").order_by("-pk")
     ]
-    context = {"campaign": campaign, "form": form, "rows": rows}
+    context = {"campaign": campaign, "form": form, "rows": rows, **_size_plan(request, campaign)}
     return render(request, "annotate/sxs_comparisons.html", context, status=status)
+
+
+def _size_plan(request: HttpRequest, campaign) -> dict:
+    """The planner's form and, when asked (?plan=1), its answer or why not."""
+    if request.GET.get("plan") != "1":
+        return {"plan_form": SizePlanForm()}
+    plan_form = SizePlanForm(request.GET)
+    if not plan_form.is_valid():
+        return {"plan_form": plan_form}
+    d = plan_form.cleaned_data
+    try:
+        plan = planned_queries(
+            effect=d["effect"], same_share=d["same_share"], raters=d["plan_raters"],
+            correlation=d["correlation"], threshold=d["plan_bar"],
+            confidence=d["plan_confidence"], power=d["power"],
+        )  # fmt: skip
+    except ValueError as refused:
+        return {"plan_form": plan_form, "plan_error": str(refused)}
+    seconds = median_answer_seconds(campaign)
+    return {"plan_form": plan_form, "plan": plan, "plan_seconds": seconds,
+            "plan_hours": plan.rater_hours(seconds)}  # fmt: skip
 
 
 @login_required
@@ -89,6 +119,7 @@ def report(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
         "rows": rows,
         "sort": sort,
         "decision": decision_text(result) if result else None,
+        "launch": launch_decision(comparison, data),
         "confidence_pct": f"{comparison.confidence * 100:g}",
     }
     if result:
@@ -103,6 +134,33 @@ def report(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
             context["strength_svg"] = strength_svg(result.strength_distribution)
             context["strength_rows"] = sorted(result.strength_distribution.items())
     return render(request, "annotate/sxs_report.html", context)
+
+
+@login_required
+@require_http_methods(["GET"])
+def review(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
+    """The launch review: GSB beside the graded comparison of the same runs and queries."""
+    comparison = comparison_managed_by(request.user, slug, comparison_id)
+    data = comparison_report(comparison)
+    context = {
+        "campaign": comparison.campaign,
+        "comparison": comparison,
+        "result": data.result,
+        "review": launch_review(comparison, data),
+    }
+    return render(request, "annotate/sxs_review.html", context)
+
+
+@login_required
+@require_http_methods(["GET"])
+def memo(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
+    """The launch memo as a Markdown download."""
+    comparison = comparison_managed_by(request.user, slug, comparison_id)
+    data = comparison_report(comparison)
+    text = launch_memo(comparison, data, launch_review(comparison, data))
+    response = HttpResponse(text, content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{_stem(comparison)}-memo.md"'
+    return response
 
 
 def _csv_response(filename: str, rows, *, bom: bool = False) -> HttpResponse:

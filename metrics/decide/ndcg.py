@@ -70,11 +70,49 @@ class ComparisonReport:
         return rows
 
     @property
+    def ci_t(self) -> tuple[float, float]:
+        """The t-interval of B − A, clipped to [−1, 1]: the measures of the table lie in [0, 1],
+        so no difference can leave it (a t-interval on few queries can)."""
+        return _clip(self.result.ci_t_low), _clip(self.result.ci_t_high)
+
+    @property
+    def ci_boot(self) -> tuple[float, float]:
+        return _clip(self.result.ci_boot_low), _clip(self.result.ci_boot_high)
+
+    @property
+    def sentence(self) -> str:
+        """The comparison in one sentence a product manager reads correctly."""
+        r = self.result
+        low, high = self.ci_t
+        pct = f"{r.confidence:.0%}"
+        direction = "higher" if r.diff > 0 else "lower" if r.diff < 0 else "no different"
+        gap = f"{abs(r.diff):.3f} {direction}" if r.diff else direction
+        head = (
+            f"On {self.measure_label}, the candidate {self.b_name} scored {gap} than the "
+            f"baseline {self.a_name} on average over {r.n} queries (better on {r.wins}, worse "
+            f"on {r.losses})."
+        )
+        if low > 0:
+            verdict = "so the candidate is better."
+        elif high < 0:
+            verdict = "so the candidate is worse."
+        else:
+            verdict = "so the difference could be chance."
+        return (
+            f"{head} With {pct} confidence the true difference lies between {low:+.3f} and "
+            f"{high:+.3f}, {verdict}"
+        )
+
+    @property
     def bins(self) -> list[tuple[float, float, int]]:
         return [
             (float(lo), float(hi), int(n))
             for lo, hi, n in zip(self.edges[:-1], self.edges[1:], self.counts, strict=True)
         ]
+
+
+def _clip(value: float) -> float:
+    return float(min(1.0, max(-1.0, value)))
 
 
 def missing_queries(n_queries: int | None, system: dict) -> int | None:
@@ -103,9 +141,9 @@ def _name(system: dict) -> str:
     return f"{system['system']} ({system['run']})"
 
 
-def _pick(systems: list[dict], raw: str | None, default: int) -> dict | None:
+def _pick(systems: list[dict], raw: str | None, default: dict | None) -> dict | None:
     if raw in (None, ""):
-        return systems[default] if len(systems) > default else None
+        return default
     try:
         wanted = int(raw)
     except (TypeError, ValueError):
@@ -113,16 +151,47 @@ def _pick(systems: list[dict], raw: str | None, default: int) -> dict | None:
     return next((s for s in systems if s["run_id"] == wanted), None)
 
 
+def default_pair(
+    systems: list[dict], *, production: set[str], declared: tuple[int, int] | None = None
+) -> tuple[dict | None, dict | None]:
+    """(baseline A, candidate B) when the manager has not chosen. A is the system marked as in
+    production, else the baseline a side-by-side comparison declares, else the first run; B is
+    the declared candidate, else the first other run that is not in production. The table's
+    order (by name or score) must never make the candidate the baseline: a form preset the wrong
+    way round reads a win as a loss."""
+    by_id = {s["run_id"]: s for s in systems}
+    declared_a, declared_b = (by_id.get(r) for r in declared or (None, None))
+    marked = [s for s in systems if s["system"] in production]
+    base = marked[0] if marked else declared_a or (systems[0] if systems else None)
+    if base is None:
+        return None, None
+    others = [s for s in systems if s["run_id"] != base["run_id"]]
+    if declared_b is not None and declared_b["run_id"] != base["run_id"]:
+        return base, declared_b
+    not_production = [s for s in others if s["system"] not in production]
+    return base, (not_production or others or [None])[0]
+
+
 def comparison_report(
-    *, summary: dict, per_query: dict, a: str | None, b: str | None, measure: str | None
+    *,
+    summary: dict,
+    per_query: dict,
+    a: str | None,
+    b: str | None,
+    measure: str | None,
+    production: set[str] | None = None,
+    declared: tuple[int, int] | None = None,
 ) -> tuple[ComparisonReport | None, str]:
     """(report, "") or (None, why not) for the runs `a` (baseline) and `b` (candidate), given as
-    run ids (default: the first two systems of the table), on `measure` (an engine output name
-    of the table; default NDCG@k)."""
+    run ids (default: `default_pair` from the production system and the declared comparison),
+    on `measure` (an engine output name of the table; default NDCG@k)."""
     systems = summary["systems"]
     if len(systems) < 2:
         return None, "A comparison needs two systems; this campaign has fewer runs."
-    sys_a, sys_b = _pick(systems, a, 0), _pick(systems, b, 1)
+    base, cand = default_pair(systems, production=production or set(), declared=declared)
+    sys_a, sys_b = _pick(systems, a, base), _pick(systems, b, cand)
+    if b in (None, "") and sys_a is not None and sys_b is not None and sys_a is sys_b:
+        sys_b = next(s for s in systems if s is not sys_a)  # A chosen, B left to default
     if sys_a is None or sys_b is None:
         return None, "Choose systems A and B among the campaign's runs."
     if sys_a["run_id"] == sys_b["run_id"]:

@@ -70,6 +70,16 @@ def test_seed_002_through_the_api_gives_its_gsb_and_decision(personas):
     assert result["sign_p"] == pytest.approx(1.0)
     assert body.json()["decision"] == "do_not_launch"
     assert body.json()["headline"].startswith("Do not launch")
+    launch = body.json()["launch"]
+    assert (launch["state"], launch["path"], launch["provisional"]) == (
+        "do_not_launch",
+        "fixed",
+        False,
+    )
+    assert (launch["planned_queries"], launch["completed_queries"]) == (4, 4)
+    assert launch["fixed_interval"]["low"] == pytest.approx(-0.7783, abs=1e-4)
+    assert -1 <= launch["sequence_interval"]["low"] <= launch["sequence_interval"]["high"] <= 1
+    assert launch["sentence"].startswith("The candidate was preferred on 1 of 4 answers")
     csv = api_client_for(personas, "manager").get(
         f"/api/v1/comparisons/{comparison.pk}/gsb/", {"format": "csv"}
     )

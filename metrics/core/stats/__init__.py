@@ -42,11 +42,17 @@ from metrics.core.stats.interval import (
 )
 from metrics.core.stats.planning import MoreQueries, more_queries_plan
 from metrics.core.stats.position import PositionBias, ShuffleCheck, position_bias, shuffle_check
+from metrics.core.stats.sequence import (
+    ConfidenceSequence,
+    betting_confidence_sequence,
+    ever_excluded,
+)
 from metrics.core.stats.verdicts import gsb_from_verdicts
 
 __all__ = [
     "AgreementSummary",
     "ClusteredVariance",
+    "ConfidenceSequence",
     "Decision",
     "GsbResult",
     "MoreQueries",
@@ -57,12 +63,14 @@ __all__ = [
     "ShuffleCheck",
     "agreement_summary",
     "benjamini_hochberg",
+    "betting_confidence_sequence",
     "cluster_variance",
     "clustered_variance",
     "cohen_kappa",
     "compare_runs",
     "delta_se",
     "design_effect",
+    "ever_excluded",
     "fleiss_kappa",
     "fleiss_table",
     "gsb_decision",

@@ -28,6 +28,7 @@ from metrics.reports.forms import ScoresForm
 from metrics.reports.paired import paired_context
 from metrics.reports.presenting import age_text, basis_text, csv_response
 from metrics.reports.snapshot_charts import display_name
+from metrics.selectors.baselines import declared_pair, production_systems
 from metrics.selectors.drilldown import query_drilldown
 from metrics.selectors.queries import campaign_query, queries_by_external_id
 from metrics.services.scores import JUDGED_WARNING
@@ -169,7 +170,7 @@ def compare(request: HttpRequest, slug: str) -> HttpResponse:
     page = _page(request, slug, "metrics/compare.html", light=False)
     if isinstance(page, HttpResponse):
         return page
-    compared, error = _comparison(request, page.fresh)
+    compared, error = _comparison(request, page.fresh, page.campaign)
     if error:
         return render(request, "metrics/compare.html", {**page.context, "error": error}, status=400)
     report, histogram_svg = compared
@@ -195,20 +196,28 @@ def compare(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _comparison(
-    request: HttpRequest, fresh: Fresh
+    request: HttpRequest, fresh: Fresh, campaign: Campaign
 ) -> tuple[tuple[ComparisonReport, str | None] | None, str | None]:
     """comparison_report and its histogram, remembered per snapshot version: its bootstrap and
     randomization test take seconds at 10,000 queries, and a manager flips between the same
     few pairs."""
     snap = fresh.snapshot
     a, b, measure = (request.GET.get(k) for k in ("a", "b", "measure"))
+    production, declared = production_systems(campaign), declared_pair(campaign)
+    asked = (a, b, measure, sorted(production), declared)
     key = "metrics:compare:" + ":".join(
-        str(x) for x in (snap.pk, snap.computed_at.timestamp(), a, b, measure)
+        str(x) for x in (snap.pk, snap.computed_at.timestamp(), *asked)
     )
     cached = cache.get(key)
     if cached is None:
         report, error = comparison_report(
-            summary=fresh.summary, per_query=snap.per_query, a=a, b=b, measure=measure
+            summary=fresh.summary,
+            per_query=snap.per_query,
+            a=a,
+            b=b,
+            measure=measure,
+            production=production,
+            declared=declared,
         )
         drawn = None
         if report is not None:

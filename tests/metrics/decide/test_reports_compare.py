@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from metrics.core.stats import holm, paired_t_test
-from metrics.decide.ndcg import comparison_report
+from metrics.decide.ndcg import comparison_report, default_pair
 
 A = [0.50, 0.60, 0.70, 0.40, 0.80, 0.30]
 B = [0.60, 0.65, 0.68, 0.55, 0.80, 0.42]
@@ -112,3 +112,73 @@ def test_it_needs_two_systems_and_two_queries():
         "two queries"
         in comparison_report(summary=summary, per_query=per_query, a=None, b=None, measure=None)[1]
     )
+
+
+# ---- Which system is A by default (issue 17: the form was preset the wrong way round) ----------
+
+
+def _three() -> list[dict]:
+    # Table order puts the candidate first, as sorting by name or score may.
+    return [
+        {"run_id": 7, "run": "new-ranker", "system": "cand"},
+        {"run_id": 3, "run": "prod", "system": "prod"},
+        {"run_id": 5, "run": "other", "system": "other"},
+    ]
+
+
+def test_the_production_system_is_the_default_baseline_whatever_the_table_order():
+    a, b = default_pair(_three(), production={"prod"})
+    assert (a["run_id"], b["run_id"]) == (3, 7)
+
+
+def test_a_declared_comparison_names_the_pair_when_nothing_is_in_production():
+    a, b = default_pair(_three(), production=set(), declared=(5, 7))
+    assert (a["run_id"], b["run_id"]) == (5, 7)
+
+
+def test_production_wins_over_a_declared_baseline_and_the_candidate_is_never_a():
+    a, b = default_pair(_three(), production={"prod"}, declared=(7, 3))
+    # The declared candidate is the production system: B falls back to a non-production run.
+    assert a["run_id"] == 3 and b["run_id"] != 3
+
+
+def test_the_form_without_choices_compares_the_candidate_against_production():
+    summary, per_query = snapshot()
+    summary["systems"].reverse()  # candidate first in the table
+    report, error = comparison_report(
+        summary=summary, per_query=per_query, a=None, b=None, measure=None, production={"base"}
+    )
+    assert error == ""
+    assert (report.a["system"], report.b["system"]) == ("base", "cand")
+    assert report.result.diff > 0  # the candidate's gain reads as a gain
+
+
+def test_choosing_only_a_leaves_b_a_different_system():
+    summary, per_query = snapshot()
+    report, error = comparison_report(
+        summary=summary, per_query=per_query, a="2", b=None, measure=None, production={"base"}
+    )
+    assert error == "" and report.b["run_id"] != report.a["run_id"]
+
+
+def test_the_sentence_reads_the_right_way_round_and_from_scipy():
+    from scipy.stats import ttest_rel
+
+    summary, per_query = snapshot()
+    report, _ = comparison_report(summary=summary, per_query=per_query, a="1", b="2", measure=None)
+    ci = ttest_rel(B, A).confidence_interval(0.95)
+    assert "the candidate cand (cand-v2) scored 0.067 higher than the baseline base" in (
+        report.sentence
+    )
+    assert f"between {ci.low:+.3f} and {ci.high:+.3f}" in report.sentence
+    assert report.sentence.endswith("so the difference could be chance.")
+
+
+def test_no_interval_of_a_difference_leaves_minus_one_to_one():
+    # Two queries, huge spread: the raw t-interval runs far past ±1.
+    summary, per_query = snapshot(a=[0.0, 1.0], b=[1.0, 0.9])
+    report, _ = comparison_report(summary=summary, per_query=per_query, a="1", b="2", measure=None)
+    assert report.result.ci_t_high > 1 or report.result.ci_t_low < -1
+    low, high = report.ci_t
+    assert -1 <= low <= high <= 1
+    assert -1 <= report.ci_boot[0] <= report.ci_boot[1] <= 1

@@ -192,7 +192,7 @@ def test_the_systems_csv_matches_the_page(world, personas):
         ("dashboard", 13),
         ("disagreements", 10),
         ("systems", 12),  # 11, plus the system marked as in production (the paired baseline)
-        ("compare", 12),
+        ("compare", 14),  # 12, plus the production system and the declared comparison (defaults)
         ("queries", 12),
         ("query", 15),
     ],
@@ -359,3 +359,21 @@ def test_the_systems_page_shows_paired_differences_against_the_production_system
     html = client.get(url("systems") + f"?baseline={runs['gamma'].pk}").content.decode()
     assert "Baseline: <strong>gamma</strong> (your pick)" in html
     del evaluate
+
+
+def test_the_compare_form_presets_production_as_baseline_a(world, personas):
+    import re
+
+    from annotate.models import System
+
+    System.objects.filter(campaign=world.campaign, name="gamma").update(is_production=True)
+    runs = {r.name: r for r in world.runs}
+    html = personas.client_for("manager").get(url("compare")).content.decode()
+
+    def selected(select_id: str) -> str:
+        block = html[html.index(f'id="{select_id}"') :]
+        block = block[: block.index("</select>")]
+        return re.search(r'<option value="(\d+)" selected', block).group(1)
+
+    assert selected("cmp-a") == str(runs["gamma"].pk)
+    assert selected("cmp-b") != str(runs["gamma"].pk)
