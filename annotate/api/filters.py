@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import django_filters as filters
 from django import forms
+from django.db.models import Q
 
+from annotate.api.scoping import managed_ids
+from annotate.judging import handles
 from annotate.models import (
     Comparison,
     Document,
@@ -27,6 +30,28 @@ class IdFilter(filters.NumberFilter):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, min_value=1, max_value=2**63 - 1, **kwargs)
+
+
+class TaskRefFilter(filters.CharFilter):
+    """A task as its caller knows it: a manager of its campaign by id, a rater by their handle
+    (annotate/judging/handles.py). An id matches only in campaigns the caller manages, so a
+    rater cannot learn which of their handles has which id by asking."""
+
+    def __init__(self, *args, kind: str, campaign_path: str, **kwargs) -> None:
+        self.kind, self.campaign_path = kind, campaign_path
+        super().__init__(*args, **kwargs)
+
+    def filter(self, qs, value):
+        if value in (None, ""):
+            return qs
+        user = self.parent.request.user
+        mine = handles.task_id_for(user.pk, self.kind, value)
+        match = Q(rater=user, **{self.field_name: mine}) if mine else Q(pk__in=[])
+        number = handles.legacy_id(value)
+        if number is not None:
+            managed = {f"{self.campaign_path}__in": managed_ids(user)}
+            match |= Q(**{self.field_name: number}, **managed)
+        return qs.filter(match)
 
 
 class CampaignFilter(filters.FilterSet):
@@ -90,7 +115,12 @@ class GradeFilter(filters.FilterSet):
     rater = filters.CharFilter(field_name="rater__username", help_text="Rater's username.")
     query = filters.CharFilter(field_name="pool_item__query__external_id")
     document = filters.CharFilter(field_name="pool_item__document__external_id")
-    item = IdFilter(field_name="pool_item_id")
+    item = TaskRefFilter(
+        field_name="pool_item_id",
+        kind=handles.GRADED,
+        campaign_path="pool_item__campaign_id",
+        help_text="Pool item: its id (managers) or the rater's handle (raters).",
+    )
     label = filters.CharFilter(field_name="label__name", help_text="Label name, e.g. Good.")
     cant_judge = filters.BooleanFilter()
     changed_after = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="gte")
@@ -122,7 +152,12 @@ class VerdictFilter(filters.FilterSet):
     campaign = filters.CharFilter(field_name="task__comparison__campaign__slug")
     comparison = IdFilter(field_name="task__comparison_id")
     rater = filters.CharFilter(field_name="rater__username")
-    task = IdFilter(field_name="task_id")
+    task = TaskRefFilter(
+        field_name="task_id",
+        kind=handles.SXS,
+        campaign_path="task__comparison__campaign_id",
+        help_text="Task: its id (managers) or the rater's handle (raters).",
+    )
     changed_after = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="gte")
     changed_before = filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="lt")
 

@@ -22,8 +22,9 @@ from annotate.api.errors import FormInvalid
 from annotate.api.formats import IsoTime, streamed_csv, wants_csv
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed_ids, rated, rated_campaign
-from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField
+from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField, IdOrHandleField
 from annotate.forms.judge import ACTION_CANT_JUDGE, ACTION_LABEL, ACTION_SKIP, JudgeForm
+from annotate.judging import handles
 from annotate.judging.graded import GradeRefused
 from annotate.judging.screens import judge_state, judgment_record
 from annotate.models import Campaign, Grade, Label
@@ -77,7 +78,11 @@ REFUSALS = {
 class GradeSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     campaign = serializers.CharField(source="pool_item.campaign.slug")
-    item = serializers.IntegerField(source="pool_item_id")
+    item = IdOrHandleField(
+        source="pool_item_id",
+        help_text="The pool item's id for its campaign's managers; for a rater, their opaque "
+        "handle for it (a string, as in the queue): ids would give the pooling order away.",
+    )
     query = serializers.CharField(
         source="query_ext", allow_null=True, help_text="External id; managers only."
     )
@@ -95,10 +100,20 @@ class GradeSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     changed_at = serializers.DateTimeField()
 
+    def to_representation(self, grade: Grade) -> dict:
+        data = super().to_representation(grade)
+        if grade.pool_item.campaign_id not in self.context.get("managed", set()):
+            data["item"] = handles.handle_for(grade.rater_id, handles.GRADED, grade.pool_item_id)
+        return data
+
 
 class GradeInputSerializer(serializers.Serializer):
     campaign = serializers.SlugField()
-    item = IdField(help_text="Pool item id, from the queue.")
+    item = serializers.CharField(
+        max_length=32,
+        help_text="The item's handle, from the queue. (Deprecated: a numeric pool item id, "
+        "taken only for items held when handles replaced ids.)",
+    )
     label = serializers.CharField(
         required=False, help_text="Label name (e.g. Good); or give label_id, or cant_judge."
     )
@@ -141,6 +156,9 @@ class GradeViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = ID_REGEX
     pagination_class = IdCursorPagination
 
+    def get_serializer_context(self) -> dict:
+        return {**super().get_serializer_context(), "managed": managed_ids(self.request.user)}
+
     def get_queryset(self) -> QuerySet[Grade]:
         if getattr(self, "swagger_fake_view", False):  # the schema generator
             return Grade.objects.none()
@@ -175,7 +193,8 @@ class GradeViewSet(viewsets.ReadOnlyModelViewSet):
         form_data = valid_form(JudgeForm, fields)
         outcome = judgment_record(rater=request.user, campaign=campaign, data=form_data)
         grade = self.get_queryset().get(pk=outcome.answer.pk)
-        body = {"result": outcome.result, "grade": GradeSerializer(grade).data}
+        shown = GradeSerializer(grade, context=self.get_serializer_context()).data
+        body = {"result": outcome.result, "grade": shown}
         return Response(body, status=status.HTTP_201_CREATED if outcome.created else 200)
 
 
@@ -215,7 +234,7 @@ class LabelKeySerializer(serializers.Serializer):
 
 
 class QueueItemSerializer(serializers.Serializer):
-    id = serializers.IntegerField(help_text="The pool item to grade.")
+    id = serializers.CharField(help_text="The rater's opaque handle for the item to grade.")
     query = serializers.CharField()
     description = serializers.CharField()
     title = serializers.CharField()
@@ -246,7 +265,7 @@ class QueueView(APIView):
 
 
 class SkipInputSerializer(serializers.Serializer):
-    item = IdField()
+    item = serializers.CharField(max_length=32, help_text="The item's handle, from the queue.")
 
 
 class SkipView(APIView):

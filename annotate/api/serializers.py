@@ -3,6 +3,7 @@ serializers of a write only describe and check its input (annotate.api.inputs)."
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotate.models import Campaign, Document, Label, PoolItem, Query, Run, RunEntry, System
@@ -10,6 +11,12 @@ from annotate.models import Campaign, Document, Label, PoolItem, Query, Run, Run
 # Largest primary key: bigger numbers are refused as input (400), never sent to the database.
 MAX_ID = 2**63 - 1
 ID_REGEX = "[0-9]{1,18}"  # ids in paths: longer ones are a 404
+
+
+@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}]})
+class IdOrHandleField(serializers.IntegerField):
+    """A task's id for its campaign's managers; for a rater, their opaque handle (a string),
+    filled in by the serializer's to_representation (annotate/judging/handles.py)."""
 
 
 class IdField(serializers.IntegerField):

@@ -23,8 +23,9 @@ from annotate.api.formats import streamed_csv, wants_csv
 from annotate.api.judging import REFUSALS, _valid, valid_form
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed, managed_campaign, managed_ids, rated
-from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField
+from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField, IdOrHandleField
 from annotate.forms.sxs import VerdictForm
+from annotate.judging import handles
 from annotate.judging.screens import sxs_record, sxs_state
 from annotate.models import Comparison, Run, SxsTask, Verdict
 from annotate.selectors_sxs import chosen_side, rater_label
@@ -198,7 +199,7 @@ class ShownSerializer(serializers.Serializer):
 
 
 class SxsTaskShownSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.CharField(help_text="The rater's opaque handle for the task.")
     query = serializers.CharField()
     description = serializers.CharField()
     left = ShownSerializer(many=True)
@@ -227,9 +228,14 @@ class SxsQueueView(APIView):
 class VerdictSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     comparison = serializers.IntegerField(source="task.comparison_id")
-    task = serializers.IntegerField(source="task_id")
+    task = IdOrHandleField(
+        source="task_id",
+        help_text="The task's id for managers; for a rater, their opaque handle (a string).",
+    )
     query = serializers.CharField(source="task.query.text")
-    position = serializers.IntegerField(source="task.position", allow_null=True)
+    position = serializers.IntegerField(
+        source="task.position", allow_null=True, help_text="Managers only (null for raters)."
+    )
     rater = serializers.CharField(source="rater.username")
     chosen = serializers.SerializerMethodField(help_text="left, same or right, as shown.")
     value = serializers.CharField(
@@ -248,13 +254,18 @@ class VerdictSerializer(serializers.Serializer):
     def to_representation(self, verdict: Verdict) -> dict:
         data = super().to_representation(verdict)
         if verdict.task.comparison.campaign_id not in self.context.get("managed", set()):
-            data["value"] = data["candidate_side"] = None
+            data["value"] = data["candidate_side"] = data["position"] = None
+            data["task"] = handles.handle_for(verdict.rater_id, handles.SXS, verdict.task_id)
         return data
 
 
 class VerdictInputSerializer(serializers.Serializer):
     comparison = IdField()
-    task = IdField(help_text="Task id, from the queue.")
+    task = serializers.CharField(
+        max_length=32,
+        help_text="The task's handle, from the queue. (Deprecated: a numeric task id, taken "
+        "only for tasks held when handles replaced ids.)",
+    )
     chosen = serializers.ChoiceField(choices=["left", "same", "right"])
     strength = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=3)
     reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)

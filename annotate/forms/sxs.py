@@ -7,7 +7,7 @@ import secrets
 
 from django import forms
 
-from annotate.forms.judge import AnswerForm, answer_fields_shared
+from annotate.forms.judge import AnswerForm, answer_fields_shared, handle_or_id
 from annotate.models import Campaign, ComparisonUnit, Run
 from annotate.selectors_sxs import CHOICES
 
@@ -95,7 +95,12 @@ class ComparisonForm(forms.Form):
 
 
 class VerdictForm(AnswerForm):
-    task = forms.IntegerField(min_value=1, error_messages={"required": "Which task?"})
+    # The rater's handle for the task (judging/handles.py), or a numeric id sent before them.
+    task = forms.CharField(
+        max_length=32,
+        validators=[handle_or_id],
+        error_messages={"required": "Which task?"},
+    )
     chosen = forms.ChoiceField(
         choices=[(c, c) for c in CHOICES],
         error_messages={

@@ -11,17 +11,19 @@ import time
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from annotate.forms.sxs import VerdictForm
+from annotate.judging import handles
 from annotate.judging.progress import rater_sxs_progress
-from annotate.judging.screens import overall_progress, sxs_record, sxs_state
+from annotate.judging.screens import overall_progress, sxs_record, sxs_state, task_of
 from annotate.judging.sxs import VerdictRefused
-from annotate.models import Comparison, SxsTask, Verdict
+from annotate.models import Comparison, SxsTask, TaskLease, Verdict
 from annotate.selectors_sxs import (
     chosen_side,
     comparison_rated_by,
@@ -64,15 +66,17 @@ def sxs_queue_view(request: HttpRequest, slug: str, comparison_id: int) -> HttpR
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def sxs_task_view(
-    request: HttpRequest, slug: str, comparison_id: int, task_id: int
-) -> HttpResponse:
-    """One task the rater answered (or holds): see it as it was shown, and change the verdict."""
+def sxs_task_view(request: HttpRequest, slug: str, comparison_id: int, handle: str) -> HttpResponse:
+    """One task the rater answered (or holds): see it as it was shown, and change the verdict.
+    The URL names it by the rater's handle (screens.task_of)."""
     comparison = comparison_rated_by(request.user, slug, comparison_id)
+    task_id = task_of(request.user, handle)
+    if task_id is None:
+        raise Http404("No such task")
     task = task_seen_by(comparison=comparison, rater=request.user, task_id=task_id)
     if request.method == "POST":
         data = request.POST.copy()
-        data["task"] = str(task.pk)  # the URL names the task; a posted id cannot redirect it
+        data["task"] = handle  # the URL names the task; a posted one cannot redirect it
         form = VerdictForm(data)
         if not form.is_valid():
             return _task_page(request, comparison, task, error=form.error_text(), status=400)
@@ -99,9 +103,21 @@ def _queue_url(comparison: Comparison) -> str:
     )
 
 
-def _task_url(comparison: Comparison, task_id: int) -> str:
-    kwargs = {"slug": comparison.campaign.slug, "comparison_id": comparison.pk, "task_id": task_id}
+def _task_url(comparison: Comparison, rater: AbstractBaseUser, task_id: int) -> str:
+    kwargs = {
+        "slug": comparison.campaign.slug,
+        "comparison_id": comparison.pk,
+        "handle": handles.handle_for(rater.pk, handles.SXS, task_id),
+    }
     return reverse("annotate:sxs_task", kwargs=kwargs)
+
+
+def _legacy_key(rater: AbstractBaseUser, comparison: Comparison) -> dict:
+    """The outbox key pages used before handles, while the rater holds a lease from then."""
+    if not TaskLease.objects.filter(rater=rater, task__comparison=comparison, legacy=True).exists():
+        return {}
+    slug = comparison.campaign.slug
+    return {"legacyStorageKey": f"sxs-outbox:{slug}:{comparison.pk}:{rater.pk}"}
 
 
 def _base_context(request, comparison, *, error: str) -> dict:
@@ -131,7 +147,7 @@ def _queue_page(
     context.update(
         mode="queue",
         task=state["tasks"][0],
-        back_url=_task_url(comparison, back_id) if back_id else "",
+        back_url=_task_url(comparison, request.user, back_id) if back_id else "",
         form_action=_queue_url(comparison),
         guidelines_open=state["progress"]["done"] == 0,
         js_state={
@@ -146,8 +162,10 @@ def _queue_page(
                 ),
                 "done": _queue_url(comparison),
             },
-            # Verdicts waiting to be sent survive a reload in this browser, per rater.
-            "storageKey": f"sxs-outbox:{slug}:{pk}:{request.user.pk}",
+            # Verdicts waiting to be sent survive a reload in this browser, per rater (a
+            # keyed hash: the page names neither the rater nor a task by id).
+            "storageKey": handles.storage_key("sxs-outbox", request.user.pk, slug, pk),
+            **_legacy_key(request.user, comparison),
         },
     )
     return render(request, "annotate/sxs_judge.html", context, status=status)
@@ -167,13 +185,13 @@ def _task_page(
     context = _base_context(request, comparison, error=error)
     context.update(
         mode="change",
-        task=task_payloads(comparison, [(task, side)])[0],
+        task=task_payloads(comparison, [(task, side)], request.user)[0],
         verdict=verdict,
         chosen=chosen,
         answer_text=answer_words(chosen, verdict.strength if verdict else None),
         progress=rater_sxs_progress(rater=request.user, comparison=comparison, now=timezone.now()),
         back_url=_queue_url(comparison),
-        form_action=_task_url(comparison, task.pk),
+        form_action=_task_url(comparison, request.user, task.pk),
         guidelines_open=False,
         js_state=None,
     )

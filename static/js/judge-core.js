@@ -141,6 +141,7 @@
     const outbox = createOutbox({
       url: urls.api,
       storageKey: initial.storageKey, // per rater and campaign: survives a reload or a closed tab
+      legacyKey: initial.legacyStorageKey,
       onSend: (entry) => tickets.set(entry, ++latestRequest),
       onAnswer: taken,
       onRefusal: refused,
