@@ -151,11 +151,17 @@ def _queue_page(
 
 
 def _legacy_key(rater: AbstractBaseUser, campaign: Campaign) -> dict:
-    """The outbox key pages used before handles, only while the rater still holds a lease from
-    then: grades saved under it are sent once more (handles.py), then it is gone."""
-    if not Lease.objects.filter(rater=rater, pool_item__campaign=campaign, legacy=True).exists():
+    """The outbox key pages used before handles, and the handles of the items the rater held
+    then (whose ids those pages showed), only while such leases remain: grades kept under the
+    old key are sent once more under their handles, then the key is gone (handles.py)."""
+    held = Lease.objects.filter(rater=rater, pool_item__campaign=campaign, legacy=True)
+    ids = list(held.values_list("pool_item_id", flat=True))
+    if not ids:
         return {}
-    return {"legacyStorageKey": f"judge-outbox:{campaign.slug}:{rater.pk}"}
+    return {
+        "legacyStorageKey": f"judge-outbox:{campaign.slug}:{rater.pk}",
+        "legacyIds": {str(pk): handles.handle_for(rater.pk, handles.GRADED, pk) for pk in ids},
+    }
 
 
 def _item_page(

@@ -113,11 +113,17 @@ def _task_url(comparison: Comparison, rater: AbstractBaseUser, task_id: int) -> 
 
 
 def _legacy_key(rater: AbstractBaseUser, comparison: Comparison) -> dict:
-    """The outbox key pages used before handles, while the rater holds a lease from then."""
-    if not TaskLease.objects.filter(rater=rater, task__comparison=comparison, legacy=True).exists():
+    """The outbox key pages used before handles and the handles of the tasks held then, while
+    such leases remain (see judge._legacy_key)."""
+    held = TaskLease.objects.filter(rater=rater, task__comparison=comparison, legacy=True)
+    ids = list(held.values_list("task_id", flat=True))
+    if not ids:
         return {}
     slug = comparison.campaign.slug
-    return {"legacyStorageKey": f"sxs-outbox:{slug}:{comparison.pk}:{rater.pk}"}
+    return {
+        "legacyStorageKey": f"sxs-outbox:{slug}:{comparison.pk}:{rater.pk}",
+        "legacyIds": {str(pk): handles.handle_for(rater.pk, handles.SXS, pk) for pk in ids},
+    }
 
 
 def _base_context(request, comparison, *, error: str) -> dict:
