@@ -252,7 +252,8 @@ class QueueSerializer(serializers.Serializer):
 class QueueView(APIView):
     """The rater's current items, leasing the next query's when they hold none (as the judging
     page does). Only items listed here may be graded; the lease lasts the campaign's lease
-    time and is renewed by working."""
+    time and is renewed by working. Each item's `id` is the rater's opaque handle for it (a
+    string; an integer before handles), to send back as `item`."""
 
     csv_key = "items"
 

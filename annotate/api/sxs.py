@@ -213,8 +213,9 @@ class SxsQueueSerializer(serializers.Serializer):
 
 
 class SxsQueueView(APIView):
-    """The rater's held tasks, blind (left and right lists only), leasing the next query's
-    tasks when they hold none, as the side-by-side page does."""
+    """The rater's held tasks, blind (left and right lists only, no position, in a per-rater
+    order), leasing the next query's tasks when they hold none, as the side-by-side page does.
+    Each task's `id` is the rater's opaque handle for it, to send back as `task`."""
 
     csv_key = "tasks"
 
