@@ -293,34 +293,35 @@ def within_band(right: int, n: int) -> bool:
     return low <= right <= high
 
 
-def test_a_rater_can_compute_neither_the_side_nor_the_position(personas, tmp_path, monkeypatch):
-    comparison = _position_comparison(personas, tmp_path, monkeypatch)
-    rater = personas.rater
-    client = personas.client_for("rater")
+def _answer_every_task(client, comparison, rater) -> dict[int, dict]:
+    """Answer every task through the no-JavaScript page and its JSON, noting for each task
+    (by id, which only the test knows) what the rater saw: its handle, when it first
+    appeared, the page's payload; and, from the server, the side it was shown with."""
     kwargs = {"slug": comparison.campaign.slug, "comparison_id": comparison.pk}
-    queue, answer = (
-        reverse("annotate:sxs", kwargs=kwargs),
-        reverse("annotate:sxs_api", kwargs=kwargs),
-    )
+    queue = reverse("annotate:sxs", kwargs=kwargs)
+    answer = reverse("annotate:sxs_api", kwargs=kwargs)
     seen: dict[int, dict] = {}
-    appeared = 0
-    place_in_query: dict[int, int] = defaultdict(int)
     while True:
         html = client.get(queue).content.decode()
         if "sxs-state" not in html:
-            break
+            return seen
         state = _state(html, "sxs-state")
         for shown in state["tasks"]:
             pk = handles.task_id_for(rater.pk, handles.SXS, shown["id"])
-            if pk in seen:
-                continue
-            side = TaskLease.objects.get(task_id=pk, rater=rater).candidate_side
-            seen[pk] = {"handle": shown["id"], "order": appeared, "side": side, "shown": shown}
-            appeared += 1
-        current = state["tasks"][0]["id"]
-        response = client.post(answer, json.dumps({"task": current, "chosen": "same"}),
-                               content_type="application/json")  # fmt: skip
+            if pk not in seen:
+                side = TaskLease.objects.get(task_id=pk, rater=rater).candidate_side
+                seen[pk] = {"handle": shown["id"], "order": len(seen), "side": side}
+                seen[pk]["shown"] = shown
+        body = json.dumps({"task": state["tasks"][0]["id"], "chosen": "same"})
+        response = client.post(answer, body, content_type="application/json")
         assert response.status_code == 200
+
+
+def test_a_rater_can_compute_neither_the_side_nor_the_position(personas, tmp_path, monkeypatch):
+    comparison = _position_comparison(personas, tmp_path, monkeypatch)
+    rater = personas.rater
+    seen = _answer_every_task(personas.client_for("rater"), comparison, rater)
+    place_in_query: dict[int, int] = defaultdict(int)
     tasks = dict(comparison.tasks.values_list("pk", "position"))
     queries = dict(comparison.tasks.values_list("pk", "query_id"))
     assert set(seen) == set(tasks) and len(seen) >= 500
