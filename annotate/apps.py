@@ -20,28 +20,38 @@ class AnnotateConfig(AppConfig):
 
 def _note_password_change(sender, instance, raw: bool = False, update_fields=None, **kwargs):
     """Whether this save changes the stored password hash (any way: the password change page,
-    the admin, `changepassword`, set_password in code)."""
+    the admin, `changepassword`, set_password in code), or deactivates the account."""
     instance._password_hash_changed = False
-    if (
-        raw
-        or instance.pk is None
-        or (update_fields is not None and "password" not in update_fields)
-    ):
+    instance._deactivated = False
+    if raw or instance.pk is None:
         return
-    stored = sender._default_manager.filter(pk=instance.pk).values_list("password", flat=True)
+    fields = {"password", "is_active"} & set(update_fields or ("password", "is_active"))
+    if not fields:
+        return
+    stored = sender._default_manager.filter(pk=instance.pk).values_list("password", "is_active")
     before = stored.first()
-    instance._password_hash_changed = before is not None and before != instance.password
+    if before is None:
+        return
+    instance._password_hash_changed = "password" in fields and before[0] != instance.password
+    instance._deactivated = "is_active" in fields and before[1] and not instance.is_active
 
 
 def _revoke_tokens_on_password_change(sender, instance, raw: bool = False, **kwargs):
     """A new password ends every API token of the user, as Django ends their other sessions:
-    a token taken with a leaked password must not outlive the change."""
-    if raw or not getattr(instance, "_password_hash_changed", False):
+    a token taken with a leaked password must not outlive the change. A deactivation (from
+    the manager's page or the admin) ends their sessions, tokens and leases at once."""
+    if raw:
         return
-    from knox.models import get_token_model
+    if getattr(instance, "_deactivated", False):
+        from annotate.services.accounts import access_revoke
 
-    get_token_model().objects.filter(user=instance).delete()
-    instance._password_hash_changed = False
+        instance._deactivated = False
+        access_revoke(instance)
+    if getattr(instance, "_password_hash_changed", False):
+        from knox.models import get_token_model
+
+        get_token_model().objects.filter(user=instance).delete()
+        instance._password_hash_changed = False
 
 
 def _raw_counters(sender, instance, raw: bool = False, using: str = "default", **kwargs):
@@ -58,7 +68,7 @@ def _raw_counters(sender, instance, raw: bool = False, using: str = "default", *
         answers = Grade.objects.using(using).filter(pool_item_id=instance.pk, cant_judge=False)
         leases = Lease.objects.using(using).filter(pool_item_id=instance.pk)
     else:
-        answers = Verdict.objects.using(using).filter(task_id=instance.pk)
+        answers = Verdict.objects.using(using).filter(task_id=instance.pk, cant_judge=False)
         leases = TaskLease.objects.using(using).filter(task_id=instance.pk)
     instance.counted = answers.count()
     held = leases.aggregate(n=Count("pk"), first_end=Min("expires_at"))
@@ -75,6 +85,7 @@ def _sqlite_triggers_off(sender: AppConfig, using: str = "default", **kwargs) ->
 
 
 def _sqlite_triggers_on(sender: AppConfig, using: str = "default", **kwargs) -> None:
+    from annotate.claims import CLAIM_TRIGGERS, claims_refill
     from annotate.counted import COUNTERS, counted_recount, triggers_install, triggers_present
 
     connection = connections[using]
@@ -91,10 +102,19 @@ def _sqlite_triggers_on(sender: AppConfig, using: str = "default", **kwargs) -> 
             leases = {"leased", "first_lease_end"} <= columns
             which += counters.lease_triggers() if leases else ()
             recount.append((counters, leases))
+    claims = {"annotate_answerclaim", "annotate_taskskip"} <= _tables(connection)
+    which += CLAIM_TRIGGERS if claims else ()
     if which and triggers_present(connection) != set(which):
         triggers_install(connection, which)
         for counters, leases in recount:
             counted_recount(connection, leases=leases, counters=(counters,))
+        if claims:
+            claims_refill(connection)
+
+
+def _tables(connection) -> set[str]:
+    with connection.cursor() as cursor:
+        return set(connection.introspection.table_names(cursor))
 
 
 def _columns(connection, table: str) -> set[str]:

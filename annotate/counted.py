@@ -11,8 +11,9 @@ on every path that writes answers or leases: the raw SQL of the judging path, th
 demo's bulk inserts, and the cascades when a rater or task is deleted.
 
 Both task kinds use the same trigger text, filled in from a `Counters` (which tables, which
-foreign key, which answers count): pool items from grades (a can't-judge does not count) and
-leases; side-by-side tasks from verdicts (all count) and task leases.
+foreign key, which answers count): pool items from grades and side-by-side tasks from verdicts
+(a can't-judge counts in neither), each with its leases. The claims of annotate/claims.py (one
+answer per rater and task) live and die with these triggers.
 
 PostgreSQL keeps its triggers across migrations. SQLite cannot: a migration that remakes a task
 table (drop and rename) fails while a trigger names it, and one that remakes an answer table
@@ -23,9 +24,11 @@ afterwards with a recount (annotate/apps.py); PostgreSQL installs them once (000
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db.backends.base.base import BaseDatabaseWrapper
+
+from annotate.claims import CLAIM_TRIGGERS, SOURCES, claim_statements
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ TASKS = Counters(
     answer_fk="task_id",
     lease_table="annotate_tasklease",
     lease_fk="task_id",
+    counts="NOT {row}.cant_judge",
+    counts_columns=("cant_judge",),
 )
 COUNTERS = (POOL, TASKS)
 
@@ -70,7 +75,7 @@ GRADE_TRIGGERS = POOL.answer_triggers()
 LEASE_TRIGGERS = POOL.lease_triggers()
 VERDICT_TRIGGERS = TASKS.answer_triggers()
 TASK_LEASE_TRIGGERS = TASKS.lease_triggers()
-TRIGGERS = GRADE_TRIGGERS + LEASE_TRIGGERS + VERDICT_TRIGGERS + TASK_LEASE_TRIGGERS
+TRIGGERS = GRADE_TRIGGERS + LEASE_TRIGGERS + VERDICT_TRIGGERS + TASK_LEASE_TRIGGERS + CLAIM_TRIGGERS
 
 # Inserts and deletes come in bulk too (demo data, deleting a campaign): one statement-level
 # update per statement instead of one per answer. Updates are single rows from the admin or a
@@ -263,6 +268,18 @@ def _lease_sql(c: Counters, text: str) -> str:
     return text.format(l=c.lease_table, t=c.task_table, fk=c.lease_fk)
 
 
+def _as_built(connection: BaseDatabaseWrapper, c: Counters) -> Counters:
+    """The counters as the tables stand: a migration before the one that added the column
+    deciding which answers count (verdicts' cant_judge, 0014) counts every answer."""
+    if not c.counts_columns:
+        return c
+    with connection.cursor() as cursor:
+        columns = connection.introspection.get_table_description(cursor, c.answer_table)
+    if set(c.counts_columns) <= {column.name for column in columns}:
+        return c
+    return replace(c, counts="TRUE", counts_columns=())
+
+
 def triggers_install(connection: BaseDatabaseWrapper, which: tuple[str, ...] = TRIGGERS) -> None:
     """Create the trigger sets named in `which` (GRADE_TRIGGERS, LEASE_TRIGGERS, ... or all;
     idempotent). A migration installs the sets whose columns it made."""
@@ -270,11 +287,14 @@ def triggers_install(connection: BaseDatabaseWrapper, which: tuple[str, ...] = T
     statements = []
     for c in COUNTERS:
         if set(c.answer_triggers()) <= set(which):
+            c = _as_built(connection, c)
             answers = [_POSTGRES_ANSWERS] if postgres else _SQLITE_ANSWERS
             statements += [_answer_sql(c, text) for text in answers]
         if set(c.lease_triggers()) <= set(which):
             leases = [_POSTGRES_LEASES] if postgres else _SQLITE_LEASES
             statements += [_lease_sql(c, text) for text in leases]
+    if set(CLAIM_TRIGGERS) <= set(which):
+        statements += claim_statements(connection)
     with connection.cursor() as cursor:
         for statement in statements:
             cursor.execute(statement)
@@ -295,6 +315,7 @@ def triggers_present(connection: BaseDatabaseWrapper) -> set[str]:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             tables = {c.answer_table for c in COUNTERS} | {c.lease_table for c in COUNTERS}
+            tables |= {source.table for source in SOURCES}
             cursor.execute(
                 "SELECT tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
                 "WHERE c.relname = ANY(%s)",
@@ -315,7 +336,7 @@ def counted_recount(
     triggers were away). A migration names the `counters` whose columns exist at that step."""
     with connection.cursor() as cursor:
         for c in counters:
-            counts = c.counts.format(row="g")
+            counts = _as_built(connection, c).counts.format(row="g")
             sql = _RECOUNT.format(
                 t=c.task_table, a=c.answer_table, afk=c.answer_fk, counts_g=counts
             )

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 FORMULA_STARTS = frozenset("=+-@\t\r")
+# The UTF-8 byte-order mark, written first when asked for: Excel on Windows (on Chinese Windows
+# above all) reads a CSV as the system's code page without it, and shows the text as mojibake.
+BOM = "\ufeff"
 _NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf|nan)", re.IGNORECASE)
 
 
@@ -49,6 +52,13 @@ class SafeWriter:
     def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
         for row in rows:
             self._writer.writerow(safe_row(row))
+
+
+def with_bom(chunks: Iterable[str], bom: bool) -> Iterator[str]:
+    """The text of a CSV, led by the byte-order mark when `bom`."""
+    if bom:
+        yield BOM
+    yield from chunks
 
 
 def writer(file: Any, **kwargs: Any) -> SafeWriter:

@@ -165,3 +165,17 @@ def rater_history(*, campaign: Campaign, rater: AbstractBaseUser) -> QuerySet[Gr
         )
         .order_by("-changed_at", "-pk")
     )
+
+
+def rater_skips(*, campaign: Campaign, rater: AbstractBaseUser) -> list:
+    """The items the rater skipped in this campaign, latest first, each with what the rater
+    may see of it (`shown`): listed beside their grades, where a skip can be undone."""
+    skips = (
+        Skip.objects.filter(pool_item__campaign=campaign, rater=rater)
+        .select_related("pool_item__query", "pool_item__document")
+        .order_by("-created_at", "-pk")
+    )
+    out = list(skips)
+    for skip in out:
+        skip.shown = item_payload(skip.pool_item, rater)
+    return out

@@ -25,6 +25,7 @@ from annotate.models import (
     Side,
     SxsTask,
     TaskLease,
+    TaskSkip,
     Verdict,
     VerdictValue,
 )
@@ -76,7 +77,7 @@ def comparison_progress(comparison: Comparison) -> dict[str, int]:
         rated=Count("pk", filter=Q(identical=False)),
         identical=Count("pk", filter=Q(identical=True)),
     )
-    counted = Verdict.objects.filter(task__comparison=comparison).count()
+    counted = Verdict.objects.filter(task__comparison=comparison, cant_judge=False).count()
     needed = tasks["rated"] * comparison.raters_per_task
     return {"counted": min(counted, needed), "needed": needed, "identical": tasks["identical"]}
 
@@ -165,7 +166,10 @@ def task_payloads(
 
 def chosen_side(value: str, candidate_side: str) -> str:
     """The side the rater preferred ("left", "right" or "same") from a stored verdict: what a
-    rater may be told about their own answer (Good/Bad would give the sides away)."""
+    rater may be told about their own answer (Good/Bad would give the sides away); a
+    can't-judge (no value) is "cant_judge"."""
+    if not value:
+        return "cant_judge"
     if value == VerdictValue.SAME:
         return "same"
     picked_candidate = value == VerdictValue.GOOD
@@ -174,8 +178,8 @@ def chosen_side(value: str, candidate_side: str) -> str:
 
 
 def task_seen_by(*, comparison: Comparison, rater: AbstractBaseUser, task_id: int) -> SxsTask:
-    """A task the rater may look at: one they hold or answered. 404 otherwise."""
-    mine = Q(leases__rater=rater) | Q(verdicts__rater=rater)
+    """A task the rater may look at: one they hold, answered or skipped. 404 otherwise."""
+    mine = Q(leases__rater=rater) | Q(verdicts__rater=rater) | Q(skips__rater=rater)
     task = (
         SxsTask.objects.filter(mine, comparison=comparison, pk=task_id, identical=False)
         .select_related("query")
@@ -220,3 +224,24 @@ def rater_comparisons(user: User) -> list[Comparison]:
         .select_related("campaign")
         .order_by("campaign__name", "pk")
     )
+
+
+def rater_sxs_history(*, comparison: Comparison, rater: AbstractBaseUser) -> dict:
+    """The rater's own answers in a comparison, latest first (each with its earlier values and
+    the side they chose as they saw it, never Good or Bad), and their skips."""
+    verdicts = list(
+        Verdict.objects.filter(task__comparison=comparison, rater=rater)
+        .select_related("task__query")
+        .prefetch_related("history")
+        .order_by("-changed_at", "-pk")
+    )
+    for verdict in verdicts:
+        verdict.chosen = chosen_side(verdict.value, verdict.candidate_side)
+        for old in verdict.history.all():
+            old.chosen = chosen_side(old.value, verdict.candidate_side)
+    skips = list(
+        TaskSkip.objects.filter(task__comparison=comparison, rater=rater)
+        .select_related("task__query")
+        .order_by("-created_at", "-pk")
+    )
+    return {"verdicts": verdicts, "skips": skips}

@@ -1,6 +1,14 @@
 from django.urls import path
 
-from annotate.views import campaigns, home, judging_api, manage_campaign, manage_people
+from annotate.views import (
+    accounts,
+    campaigns,
+    home,
+    invitations,
+    judging_api,
+    manage_campaign,
+    manage_people,
+)
 from annotate.views import exports as export_views
 from annotate.views import imports as import_views
 from annotate.views import judge as judge_views
@@ -15,6 +23,10 @@ urlpatterns = [
     path("", home.home, name="home"),
     path("tokens/", token_views.tokens, name="tokens"),
     path("tokens/<str:token_key>/revoke/", token_views.token_revoke_view, name="token_revoke"),
+    path("preferences/", accounts.preferences, name="preferences"),
+    # The secret in these two links is the permission (issue 20); both work once.
+    path("invite/<str:secret>/", invitations.invitation, name="invitation"),
+    path("reset/<str:secret>/", accounts.password_reset_link, name="password_reset_link"),
     path("campaigns/", campaigns.campaign_list, name="campaign_list"),
     path("campaigns/new/", manage_campaign.campaign_new, name="manage_new"),
     path("campaigns/<slug:slug>/", campaigns.campaign_detail, name="campaign"),
@@ -35,6 +47,27 @@ urlpatterns = [
         "campaigns/<slug:slug>/raters/<int:user_id>/unlock/",
         manage_people.rater_unlock_view,
         name="manage_rater_unlock",
+    ),
+    path(
+        "campaigns/<slug:slug>/raters/<int:user_id>/reset/",
+        accounts.rater_reset_link,
+        name="manage_rater_reset",
+    ),
+    path(
+        "campaigns/<slug:slug>/raters/<int:user_id>/deactivate/",
+        accounts.rater_deactivate,
+        name="manage_rater_deactivate",
+    ),
+    path("campaigns/<slug:slug>/invitations/", invitations.invitations, name="manage_invitations"),
+    path(
+        "campaigns/<slug:slug>/invitations/bulk/",
+        invitations.invitations_bulk,
+        name="manage_invitations_bulk",
+    ),
+    path(
+        "campaigns/<slug:slug>/invitations/<int:invitation_id>/revoke/",
+        invitations.invitation_revoke_view,
+        name="manage_invitation_revoke",
     ),
     path("campaigns/<slug:slug>/raters-needed/", manage_people.raters_needed, name="manage_needed"),
     path("campaigns/<slug:slug>/leases/", manage_people.leases, name="manage_leases"),
@@ -79,6 +112,11 @@ urlpatterns = [
         name="sxs_query",
     ),
     path("sxs/<slug:slug>/<int:comparison_id>/", sxs_views.sxs_queue_view, name="sxs"),
+    path(
+        "sxs/<slug:slug>/<int:comparison_id>/history/",
+        sxs_views.sxs_history,
+        name="sxs_history",
+    ),
     path(
         "sxs/<slug:slug>/<int:comparison_id>/task/<str:handle>/",
         sxs_views.sxs_task_view,

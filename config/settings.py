@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "annotate",
     "metrics",
     "jobs",
+    "llmjudge",
 ]
 
 MIDDLEWARE = [
@@ -126,6 +127,21 @@ JOBS_MAX_UPLOAD_BYTES = env_int("JOBS_MAX_UPLOAD_BYTES", 1024**3, minimum=1)
 # Pooling and label derivation from a log run as jobs past this many input rows.
 JOBS_SYNC_MAX_ITEMS = env_int("JOBS_SYNC_MAX_ITEMS", 200_000, minimum=0)
 
+# Model judges (llmjudge/): retries of a request that failed with 429, 5xx or a timeout, with
+# exponential backoff from LLMJUDGE_BACKOFF_SECONDS (doubling, jittered, capped; a server's
+# Retry-After is honoured up to the cap).
+LLMJUDGE_RETRIES = env_int("LLMJUDGE_RETRIES", 4, minimum=0)
+LLMJUDGE_BACKOFF_SECONDS = env_float("LLMJUDGE_BACKOFF_SECONDS", 1.0, minimum=0.0)
+LLMJUDGE_BACKOFF_MAX_SECONDS = env_float("LLMJUDGE_BACKOFF_MAX_SECONDS", 30.0, minimum=0.0)
+# A judge names the environment variable of its API key. Only variables whose name starts with
+# LLMJUDGE_KEY_, or that are listed here, may be named: the key goes to the endpoint the
+# manager chose, so a manager must not be able to send the worker's SECRET_KEY or
+# DATABASE_URL there.
+LLMJUDGE_KEY_VARIABLES = env_list("LLMJUDGE_KEY_VARIABLES", [])
+# Base URLs a judge may use (prefixes, such as https://api.openai.com/v1); empty: any. Set it
+# where managers must not make the worker send requests (and documents) anywhere they like.
+LLMJUDGE_ENDPOINTS = env_list("LLMJUDGE_ENDPOINTS", [])
+
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     # API throttle counters (annotate.api.throttling). They must be shared by every worker
@@ -178,6 +194,23 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "config.auth.client_address"
 AXES_USERNAME_FORM_FIELD = "username"
+
+# E-mail (issue 20): invitations and password-reset links can also go out by e-mail. Set
+# EMAIL_HOST (and EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS,
+# DEFAULT_FROM_EMAIL) for SMTP; in DEBUG without it the mails are printed on the console.
+# Without either, the pages offer links to copy and no e-mail.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
+EMAIL_TIMEOUT = 20
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "relevance@localhost")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+elif DEBUG:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+EMAIL_ENABLED = bool(EMAIL_HOST) or DEBUG
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "annotate:home"

@@ -9,6 +9,7 @@ from annotate.admin.shortcut import scoped_shortcut
 urlpatterns = [
     path("", include("annotate.urls")),
     path("", include("jobs.urls")),
+    path("", include("llmjudge.urls")),
     path("reports/", include("metrics.reports.urls")),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

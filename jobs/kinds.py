@@ -104,9 +104,18 @@ def run_recompute(job: Job, ctx: JobContext) -> Outcome:
     return Outcome(f"{recomputed} of {len(done)} report snapshots recomputed")
 
 
+def run_model_judge(job: Job, ctx: JobContext) -> Outcome:
+    """A model judge labels its items (llmjudge.run): the replies are committed as they come,
+    the label source at the end."""
+    from llmjudge.jobs import run_judge_job
+
+    return run_judge_job(job, ctx)
+
+
 KINDS: dict[str, Callable[[Job, JobContext], Outcome]] = {
     Kind.IMPORT: run_import,
     Kind.SOURCES: run_sources,
     Kind.POOLING: run_pooling,
     Kind.RECOMPUTE: run_recompute,
+    Kind.MODEL: run_model_judge,
 }

@@ -25,6 +25,7 @@ class Kind(models.TextChoices):
     POOLING = "pooling", "pooling"
     SOURCES = "sources", "label source"
     RECOMPUTE = "recompute", "report recomputation"
+    MODEL = "model", "model judge"
 
 
 class Job(models.Model):

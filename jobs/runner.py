@@ -58,6 +58,9 @@ class JobContext:
         self.done = 0
         self.total = job.total
         self.cancelled = threading.Event()
+        # What the job has done so far in words ("120 requests, 53,000 tokens"), shown as
+        # its outcome while it runs; the final outcome replaces it.
+        self.note = ""
 
     def progress(self, done: int, total: int | None = None) -> None:
         self.done = done
@@ -91,9 +94,11 @@ class Heartbeat(threading.Thread):
         elapsed = max(time.monotonic() - self.started, 1e-6)
         try:
             now = timezone.now()
-            alive = Job.objects.filter(pk=ctx.job.pk, state=State.RUNNING).update(
-                heartbeat_at=now, done=ctx.done, total=ctx.total, rate=ctx.done / elapsed
-            )
+            fields = {"heartbeat_at": now, "done": ctx.done, "total": ctx.total,
+                      "rate": ctx.done / elapsed}  # fmt: skip
+            if ctx.note:
+                fields["outcome"] = ctx.note
+            alive = Job.objects.filter(pk=ctx.job.pk, state=State.RUNNING).update(**fields)
             Worker.objects.filter(name=ctx.job.worker).update(seen_at=now)
             flag = Job.objects.filter(pk=ctx.job.pk).values_list("cancel_requested", flat=True)
             # Not running any more (cancelled, or reaped while this process was stalled):
@@ -176,8 +181,9 @@ def _perform(job: Job, context: JobContext) -> tuple[str, Outcome | None, str]:
     try:
         with one_writer(context):
             outcome = KINDS[job.kind](job, context)
-    except JobCancelled:
-        return State.CANCELLED, None, "cancelled: nothing was written"
+    except JobCancelled as exc:
+        # A job that keeps some work on purpose (a model judge's paid-for replies) says so.
+        return State.CANCELLED, None, str(exc) or "cancelled: nothing was written"
     except Exception as exc:
         expected = _expected_error(exc)
         if expected is None:

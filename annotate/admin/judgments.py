@@ -210,3 +210,27 @@ class LeaseAdmin(ScopedAdmin):
     document = via(
         "pool_item__document", "document", "pool_item__document__external_id", document_label
     )
+
+
+@admin.register(m.AnswerClaim)
+class AnswerClaimAdmin(admin.ModelAdmin):
+    """The one-answer rule's bookkeeping, kept by database triggers (annotate/claims.py): for
+    superusers to read, never to edit."""
+
+    list_display = ("kind", "task_id", "rater_id")
+    list_filter = ("kind",)
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_superuser
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.user.is_superuser
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

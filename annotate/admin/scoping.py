@@ -46,6 +46,7 @@ CAMPAIGN_PATHS: dict[type[models.Model], str] = {
     m.SxsTask: "comparison__campaign",
     m.Verdict: "task__comparison__campaign",
     m.TaskLease: "task__comparison__campaign",
+    m.TaskSkip: "task__comparison__campaign",
     m.VerdictChange: "verdict__task__comparison__campaign",
     m.Adjudication: "pool_item__campaign",
     m.BehaviourLog: "campaign",

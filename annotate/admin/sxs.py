@@ -151,3 +151,18 @@ class TaskLeaseAdmin(ScopedAdmin):
 
     comparison = via("task__comparison", "comparison", "task__comparison__name")
     query = via("task__query", "query", "task__query__external_id")
+
+
+@admin.register(m.TaskSkip)
+class TaskSkipAdmin(ScopedAdmin):
+    """Side-by-side tasks a rater set aside; deleting one offers the task to them again."""
+
+    list_display = ("comparison", "query", "rater", "created_at")
+    list_filter = (("task__comparison", ScopedRelatedFilter), ("rater", ScopedRelatedFilter))
+    search_fields = ("rater__username", "task__query__external_id")
+    list_select_related = ("task__comparison", "task__query", "rater")
+    raw_id_fields = ("task", "rater")
+    readonly_fields = ("created_at",)
+
+    comparison = via("task__comparison", "comparison", "task__comparison__name")
+    query = via("task__query", "query", "task__query__external_id")

@@ -68,7 +68,7 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, FormInvalid):
         body = {"detail": exc.detail, "errors": exc.errors}
     elif isinstance(exc, Refused):  # GradeRefused, VerdictRefused
-        body, code = {"detail": exc.message}, exc.status
+        body, code = {"detail": exc.message, **exc.details}, exc.status
     elif isinstance(exc, ImportFailed):
         body = {"detail": str(exc), "file": exc.path, "line": exc.line, "reason": exc.reason}
     elif isinstance(exc, ComparisonRefused):

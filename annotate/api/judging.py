@@ -23,9 +23,15 @@ from annotate.api.formats import IsoTime, streamed_csv, wants_csv
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed_ids, rated, rated_campaign
 from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField, IdOrHandleField
-from annotate.forms.judge import ACTION_CANT_JUDGE, ACTION_LABEL, ACTION_SKIP, JudgeForm
+from annotate.forms.judge import (
+    ACTION_CANT_JUDGE,
+    ACTION_LABEL,
+    ACTION_SKIP,
+    ACTION_UNSKIP,
+    JudgeForm,
+)
 from annotate.judging import handles
-from annotate.judging.graded import GradeRefused
+from annotate.judging.graded import GradeRefused, grade_token
 from annotate.judging.screens import judge_state, judgment_record
 from annotate.models import Campaign, Grade, Label
 from annotate.selectors_judge import label_keys
@@ -70,7 +76,11 @@ REFUSALS = {
         (400, "Bad input (no label, a label off the scale)."),
         (403, "The item is not assigned to the caller."),
         (404, "No such campaign or item for this rater."),
-        (409, "The lease ran out and the item needs no more grades."),
+        (
+            409,
+            "The lease ran out and the item needs no more grades; or a grade conflicts with "
+            "the one stored (the body's `conflict` shows it; its `replaces` token changes it).",
+        ),
     )
 }
 
@@ -94,6 +104,9 @@ class GradeSerializer(serializers.Serializer):
     rater = serializers.CharField(source="rater.username")
     label = serializers.CharField(source="label.name", allow_null=True, default=None)
     grade = serializers.FloatField(source="label.grade", allow_null=True, default=None)
+    replaces = serializers.SerializerMethodField(
+        help_text="This grade's token: send it as `replaces` to change the grade."
+    )
     cant_judge = serializers.BooleanField()
     comment = serializers.CharField()
     seconds = serializers.FloatField(allow_null=True)
@@ -105,6 +118,9 @@ class GradeSerializer(serializers.Serializer):
         if grade.pool_item.campaign_id not in self.context.get("managed", set()):
             data["item"] = handles.handle_for(grade.rater_id, handles.GRADED, grade.pool_item_id)
         return data
+
+    def get_replaces(self, grade: Grade) -> str:
+        return grade_token(label_id=grade.label_id, cant_judge=grade.cant_judge)
 
 
 class GradeInputSerializer(serializers.Serializer):
@@ -121,6 +137,15 @@ class GradeInputSerializer(serializers.Serializer):
     cant_judge = serializers.BooleanField(default=False)
     comment = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     seconds = serializers.FloatField(required=False, min_value=0, max_value=86400)
+    replaces = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=40,
+        help_text=(
+            "To change your stored answer: its token as the 409 conflict or the answer list "
+            "gave it. Without it, a different answer to a task you answered is refused (409)."
+        ),
+    )
 
 
 class GradeResultSerializer(serializers.Serializer):
@@ -190,6 +215,7 @@ class GradeViewSet(viewsets.ReadOnlyModelViewSet):
             fields["label"] = _label_id(campaign, data)
         if data.get("seconds") is not None:
             fields["seconds"] = data["seconds"]
+        fields["replaces"] = data.get("replaces", "")
         form_data = valid_form(JudgeForm, fields)
         outcome = judgment_record(rater=request.user, campaign=campaign, data=form_data)
         grade = self.get_queryset().get(pk=outcome.answer.pk)
@@ -267,18 +293,29 @@ class QueueView(APIView):
 
 class SkipInputSerializer(serializers.Serializer):
     item = serializers.CharField(max_length=32, help_text="The item's handle, from the queue.")
+    undo = serializers.BooleanField(
+        default=False, help_text="Undo your skip; the item is yours again if it needs grades."
+    )
+
+
+class SkipResultSerializer(serializers.Serializer):
+    item = serializers.CharField(help_text="The item as sent: its handle.")
+    result = serializers.ChoiceField(choices=["skipped", "unskipped", "unchanged"])
 
 
 class SkipView(APIView):
-    """Skip an item the rater holds: it is not offered to them again."""
+    """Skip an item the rater holds: it is not offered to them again; with undo, take the skip
+    back (the item returns to the rater's queue while it still needs grades)."""
 
     @extend_schema(
         request=SkipInputSerializer,
-        responses={200: SkipInputSerializer, **REFUSALS},
+        responses={200: SkipResultSerializer, **REFUSALS},
     )
     def post(self, request: Request, slug: str) -> Response:
         campaign = rated_campaign(request.user, slug)
         data = _valid(SkipInputSerializer, request)
-        fields = {"item": data["item"], "action": ACTION_SKIP}
-        judgment_record(rater=request.user, campaign=campaign, data=valid_form(JudgeForm, fields))
-        return Response({"item": data["item"]})
+        action = ACTION_UNSKIP if data["undo"] else ACTION_SKIP
+        fields = {"item": data["item"], "action": action}
+        form = valid_form(JudgeForm, fields)
+        outcome = judgment_record(rater=request.user, campaign=campaign, data=form)
+        return Response({"item": data["item"], "result": outcome.result})

@@ -24,9 +24,11 @@ from annotate.api.judging import REFUSALS, _valid, valid_form
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed, managed_campaign, managed_ids, rated
 from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField, IdOrHandleField
+from annotate.forms.judge import ACTION_SKIP, ACTION_UNSKIP
 from annotate.forms.sxs import VerdictForm
 from annotate.judging import handles
 from annotate.judging.screens import sxs_record, sxs_state
+from annotate.judging.sxs import verdict_token
 from annotate.models import Comparison, Run, SxsTask, Verdict
 from annotate.selectors_sxs import chosen_side, rater_label
 from annotate.services.sxs_setup import ComparisonRefused, comparison_create
@@ -226,6 +228,35 @@ class SxsQueueView(APIView):
         return Response(state)
 
 
+class SxsSkipResultSerializer(serializers.Serializer):
+    task = serializers.CharField(help_text="The task as sent: its handle.")
+    result = serializers.ChoiceField(choices=["skipped", "unskipped", "unchanged"])
+
+
+class SxsSkipInputSerializer(serializers.Serializer):
+    task = serializers.CharField(max_length=32, help_text="The task's handle, from the queue.")
+    undo = serializers.BooleanField(
+        default=False, help_text="Undo your skip; the task is yours again if it needs answers."
+    )
+
+
+class SxsSkipView(APIView):
+    """Skip a task the rater holds: it is not offered to them again; with undo, take the skip
+    back (the task returns to the rater's queue while it still needs answers)."""
+
+    @extend_schema(
+        request=SxsSkipInputSerializer,
+        responses={200: SxsSkipResultSerializer, **REFUSALS},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        comparison = rated_comparison(request, pk)
+        data = _valid(SxsSkipInputSerializer, request)
+        action = ACTION_UNSKIP if data["undo"] else ACTION_SKIP
+        form = valid_form(VerdictForm, {"task": data["task"], "action": action})
+        outcome = sxs_record(rater=request.user, comparison=comparison, data=form)
+        return Response({"task": data["task"], "result": outcome.result})
+
+
 class VerdictSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     comparison = serializers.IntegerField(source="task.comparison_id")
@@ -238,7 +269,10 @@ class VerdictSerializer(serializers.Serializer):
         source="task.position", allow_null=True, help_text="Managers only (null for raters)."
     )
     rater = serializers.CharField(source="rater.username")
-    chosen = serializers.SerializerMethodField(help_text="left, same or right, as shown.")
+    chosen = serializers.SerializerMethodField(
+        help_text="left, same or right, as shown; cant_judge."
+    )
+    cant_judge = serializers.BooleanField()
     value = serializers.CharField(
         allow_null=True, help_text="G/S/B for the candidate; managers only."
     )
@@ -249,8 +283,15 @@ class VerdictSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     changed_at = serializers.DateTimeField()
 
+    replaces = serializers.SerializerMethodField(
+        help_text="This verdict's token: send it as `replaces` to change the verdict."
+    )
+
     def get_chosen(self, verdict: Verdict) -> str:
         return chosen_side(verdict.value, verdict.candidate_side)
+
+    def get_replaces(self, verdict: Verdict) -> str:
+        return verdict_token(chosen=self.get_chosen(verdict), strength=verdict.strength)
 
     def to_representation(self, verdict: Verdict) -> dict:
         data = super().to_representation(verdict)
@@ -267,10 +308,22 @@ class VerdictInputSerializer(serializers.Serializer):
         help_text="The task's handle, from the queue. (Deprecated: a numeric task id, taken "
         "only for tasks held when handles replaced ids.)",
     )
-    chosen = serializers.ChoiceField(choices=["left", "same", "right"])
+    chosen = serializers.ChoiceField(
+        choices=["left", "same", "right", "cant_judge"],
+        help_text="The side preferred as shown, or cant_judge (counts toward nothing).",
+    )
     strength = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=3)
     reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     seconds = serializers.FloatField(required=False, min_value=0, max_value=86400)
+    replaces = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=40,
+        help_text=(
+            "To change your stored answer: its token as the 409 conflict or the answer list "
+            "gave it. Without it, a different answer to a task you answered is refused (409)."
+        ),
+    )
 
 
 class VerdictResultSerializer(serializers.Serializer):
@@ -310,7 +363,8 @@ class VerdictViewSet(viewsets.ReadOnlyModelViewSet):
     def create(self, request: Request, *args, **kwargs) -> Response:
         data = _valid(VerdictInputSerializer, request)
         comparison = rated_comparison(request, data["comparison"])
-        fields = {key: data[key] for key in ("task", "chosen", "reason", "seconds") if key in data}
+        keys = ("task", "chosen", "reason", "seconds", "replaces")
+        fields = {key: data[key] for key in keys if key in data}
         if data.get("strength") is not None:
             fields["strength"] = data["strength"]
         form_data = valid_form(VerdictForm, fields)

@@ -51,5 +51,6 @@ urlpatterns = [
     path("campaigns/<slug:slug>/queue/skip/", judging.SkipView.as_view(), name="api-skip"),
     path("campaigns/<slug:slug>/qrels/", qrels.QrelsView.as_view(), name="api-qrels"),
     path("comparisons/<id:pk>/queue/", sxs.SxsQueueView.as_view(), name="api-sxs-queue"),
+    path("comparisons/<id:pk>/queue/skip/", sxs.SxsSkipView.as_view(), name="api-sxs-skip"),
     path("comparisons/<id:pk>/gsb/", sxs.GsbView.as_view(), name="api-gsb"),
 ]

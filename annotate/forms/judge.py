@@ -14,6 +14,7 @@ from annotate.judging.handles import looks_like_reference
 ACTION_LABEL = "label"
 ACTION_SKIP = "skip"
 ACTION_CANT_JUDGE = "cant_judge"
+ACTION_UNSKIP = "unskip"
 MAX_SECONDS = 24 * 3600
 
 
@@ -42,6 +43,9 @@ class AnswerForm(forms.Form):
     # time it was rendered (server clock) and the time taken is counted on the server.
     seconds = forms.FloatField(min_value=0, max_value=MAX_SECONDS, required=False)
     shown_at = forms.FloatField(required=False)
+    # The token of the rater's stored answer that the sending page showed (see
+    # annotate/judging/kinds.py Submission.replaces); empty from a page that showed none.
+    replaces = forms.CharField(max_length=40, required=False)
 
     def clean(self) -> dict:
         data = super().clean()
@@ -63,7 +67,8 @@ class JudgeForm(AnswerForm):
         error_messages={"required": "Which item?"},
     )
     action = forms.ChoiceField(
-        choices=[(a, a) for a in (ACTION_LABEL, ACTION_SKIP, ACTION_CANT_JUDGE)], required=False
+        choices=[(a, a) for a in (ACTION_LABEL, ACTION_SKIP, ACTION_CANT_JUDGE, ACTION_UNSKIP)],
+        required=False,
     )
     label = forms.IntegerField(min_value=1, required=False)
     comment = forms.CharField(max_length=2000, required=False)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from django import forms
-from django.utils.text import slugify
+from django.utils.translation import gettext_lazy
 
 from annotate.models import Campaign
 from annotate.models.campaigns import DEFAULT_SCALE
 from annotate.services.scale import LabelSpec
+from annotate.services.slugs import slug_from_name, slug_unique
 
 # Paths under campaigns/ that a campaign slug must not shadow.
-RESERVED_SLUGS = {"new"}
+RESERVED_SLUGS = frozenset({"new"})
 
 SETTINGS_FIELDS = [
     "name",
@@ -22,6 +23,10 @@ SETTINGS_FIELDS = [
     "aggregation",
     "relevant_from",
 ]
+
+
+def _slug_taken(slug: str) -> bool:
+    return Campaign.objects.filter(slug=slug).exists()
 
 
 class CampaignSettingsForm(forms.ModelForm):
@@ -38,7 +43,12 @@ class CampaignSettingsForm(forms.ModelForm):
 
 class CampaignCreateForm(CampaignSettingsForm):
     slug = forms.SlugField(
-        max_length=80, required=False, help_text="Used in links; made from the name if empty."
+        max_length=80,
+        required=False,
+        help_text=gettext_lazy(
+            "Used in links; made from the name if empty (a name in Chinese or another script "
+            "is transliterated)."
+        ),
     )
 
     class Meta(CampaignSettingsForm.Meta):
@@ -46,12 +56,17 @@ class CampaignCreateForm(CampaignSettingsForm):
         fields = ["name", "slug", *(f for f in SETTINGS_FIELDS[1:] if f != "image_hosts")]
 
     def clean_slug(self) -> str:
-        slug = self.cleaned_data.get("slug") or slugify(self.cleaned_data.get("name", ""))[:80]
+        slug = self.cleaned_data.get("slug")
         if not slug:
-            raise forms.ValidationError("Give a slug: the name has no letters to make one from.")
+            # Made from the name in any script (transliterated), or random when the name has
+            # nothing to make one from: never a form error for want of Latin letters (issue 20).
+            # A taken one stays an error: the same name sent twice is a double submit.
+            slug = slug_from_name(self.cleaned_data.get("name", ""), max_length=80)
+            if not slug:
+                return slug_unique("", taken=_slug_taken, reserved=RESERVED_SLUGS)
         if slug in RESERVED_SLUGS:
             raise forms.ValidationError(f"“{slug}” is reserved; choose another slug.")
-        if Campaign.objects.filter(slug=slug).exists():
+        if _slug_taken(slug):
             raise forms.ValidationError(f"A campaign with the slug “{slug}” already exists.")
         return slug
 

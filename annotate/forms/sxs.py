@@ -7,7 +7,14 @@ import secrets
 
 from django import forms
 
-from annotate.forms.judge import AnswerForm, answer_fields_shared, handle_or_id
+from annotate.forms.judge import (
+    ACTION_CANT_JUDGE,
+    ACTION_SKIP,
+    ACTION_UNSKIP,
+    AnswerForm,
+    answer_fields_shared,
+    handle_or_id,
+)
 from annotate.models import Campaign, ComparisonUnit, Run
 from annotate.selectors_sxs import CHOICES
 
@@ -94,19 +101,28 @@ class ComparisonForm(forms.Form):
         return data
 
 
+ACTION_VERDICT = "verdict"
+CHOOSE = "Choose Left better, About the same or Right better."
+
+
 class VerdictForm(AnswerForm):
+    """A verdict (chosen: left, same, right), a can't-judge (chosen or action "cant_judge"), a
+    skip, or a skip undone (action "skip", "unskip")."""
+
     # The rater's handle for the task (judging/handles.py), or a numeric id sent before them.
     task = forms.CharField(
         max_length=32,
         validators=[handle_or_id],
         error_messages={"required": "Which task?"},
     )
+    action = forms.ChoiceField(
+        choices=[(a, a) for a in (ACTION_VERDICT, ACTION_SKIP, ACTION_CANT_JUDGE, ACTION_UNSKIP)],
+        required=False,
+    )
     chosen = forms.ChoiceField(
-        choices=[(c, c) for c in CHOICES],
-        error_messages={
-            "required": "Choose Left better, About the same or Right better.",
-            "invalid_choice": "Choose Left better, About the same or Right better.",
-        },
+        choices=[(c, c) for c in (*CHOICES, ACTION_CANT_JUDGE)],
+        required=False,
+        error_messages={"invalid_choice": CHOOSE},
     )
     strength = forms.TypedChoiceField(
         choices=[("", "none"), ("1", "slightly"), ("2", "clearly"), ("3", "much")],
@@ -116,6 +132,18 @@ class VerdictForm(AnswerForm):
         error_messages={"invalid_choice": "The strength must be 1, 2 or 3."},
     )
     reason = forms.CharField(max_length=2000, required=False)
+
+    def clean(self) -> dict:
+        data = super().clean()
+        action = data.get("action") or ACTION_VERDICT
+        if action == ACTION_CANT_JUDGE:
+            data["chosen"] = ACTION_CANT_JUDGE
+        elif data.get("chosen") == ACTION_CANT_JUDGE:
+            action = ACTION_CANT_JUDGE
+        if action == ACTION_VERDICT and not data.get("chosen") and "chosen" not in self.errors:
+            self.add_error("chosen", CHOOSE)
+        data["action"] = action
+        return data
 
 
 answer_fields_shared(VerdictForm)

@@ -8,16 +8,18 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from annotate.judging.kinds import Locked, Outcome, Submission, TaskKind
+from annotate.judging.kinds import SKIP_TOKEN, Locked, Outcome, Refused, Submission, TaskKind
 from annotate.judging.leasing import ensure_rater, lease_until, renew_after
 from annotate.judging.open import slots_taken
 from config.db import hot_cursor
 
 MAX_NOTE = 2000
-MAX_SECONDS = 3600.0
+# Seconds per answer are capped here, whatever the client measured (see judge-core.js): a
+# task left open over lunch says nothing about the time judging takes.
+MAX_SECONDS = 600.0
 
 # The task's row, locked; the rater's answer and lease on it; the kind's own columns (whether
 # a label is on the campaign's scale, the side the lease recorded); and whether the rater's
@@ -28,7 +30,7 @@ MAX_SECONDS = 3600.0
 # insert (ON CONFLICT DO NOTHING) catches exactly that case. `counted` is read from the locked
 # row itself, which is always the newest version.
 _LOCK_FOR_ANSWER = """
-SELECT p.query_id, {needed}, p.counted, a.id, l.id,
+SELECT p.query_id, {needed}, p.counted, a.id, s.id, l.id,
     CASE WHEN l.expires_at <= %s THEN 1 ELSE 0 END,
     CASE WHEN (
         SELECT MIN(o.expires_at) FROM {lease} o
@@ -38,6 +40,7 @@ SELECT p.query_id, {needed}, p.counted, a.id, l.id,
     ) < %s THEN 1 ELSE 0 END{columns}
 FROM {task} p
 LEFT JOIN {answer} a ON a.{afk} = p.id AND a.rater_id = %s
+LEFT JOIN {skip} s ON s.{afk} = p.id AND s.rater_id = %s
 LEFT JOIN {lease} l ON l.{fk} = p.id AND l.rater_id = %s{joins}
 WHERE p.id = %s AND p.{scope} = %s
 """
@@ -64,6 +67,7 @@ def _sql(kind: TaskKind) -> dict[str, str]:
         scope=kind.scope_column,
         answer=c.answer_table,
         afk=c.answer_fk,
+        skip=kind.skip_model._meta.db_table,
         columns=kind.lock_columns,
         joins=kind.lock_joins,
     )
@@ -94,19 +98,21 @@ def lock_for_answer(
 ) -> Locked | None:
     at = connection.ops.adapt_datetimefield_value
     values = [kind.needed_default(scope), at(now), rater.pk, at(now)]
-    values += [at(renew_after(kind, scope, now)), rater.pk, rater.pk, *params, task_id, scope.pk]
+    values += [at(renew_after(kind, scope, now)), rater.pk, rater.pk, rater.pk]
+    values += [*params, task_id, scope.pk]
     with hot_cursor() as cursor:
         cursor.execute(_sql(kind)["lock"], values)
         row = cursor.fetchone()
     if row is None:
         return None
-    query_id, needed, counted, answer_id, lease_id, expired, renew, *extra = row
+    query_id, needed, counted, answer_id, skip_id, lease_id, expired, renew, *extra = row
     return Locked(
         task_id=task_id,
         query_id=query_id,
         needed=needed,
         counted=counted,
         answer_id=answer_id,
+        skip_id=skip_id,
         lease_id=lease_id,
         lease_expired=bool(expired),
         renew_due=bool(renew),
@@ -138,6 +144,24 @@ def answer_submit(
     except _Late:
         kind.lease_model.objects.filter(**{kind.lease_task + "_id": task_id}, rater=rater).delete()
         raise kind.refused(kind.words.late, status=409) from None
+    except IntegrityError:
+        # The one-answer rule (AnswerClaim): another request of this rater stored a skip or
+        # an answer on the task after this one read it.
+        raise conflict(kind, task_id, rater, kind.words.conflict) from None
+
+
+def conflict(kind: TaskKind, task_id: int, rater: AbstractBaseUser, message: str) -> Refused:
+    """A 409 that carries what the rater has stored on the task, for the page to show beside
+    what it sent, and the token to send to replace it."""
+    fk = {kind.counters.answer_fk: task_id}
+    answer = kind.answer_model.objects.filter(**fk, rater=rater).first()
+    if answer is not None:
+        stored, token = kind.stored(answer), kind.token(answer)
+    elif kind.skip_model.objects.filter(**fk, rater=rater).exists():
+        stored, token = {"skipped": True}, SKIP_TOKEN
+    else:
+        stored, token = None, None
+    return kind.refused(message, status=409, conflict={"stored": stored, "replaces": token})
 
 
 @transaction.atomic
@@ -155,7 +179,14 @@ def _answer_store(
     if locked.answer_id is not None:
         existing = kind.answer_model.objects.get(pk=locked.answer_id)
         return answer_change(kind, existing, locked, rater, submission, note, now)
-    if locked.lease_id is None:
+    if locked.skip_id is not None:
+        # Answering a task the rater skipped undoes the skip, when the page knew of it.
+        if submission.replaces != SKIP_TOKEN:
+            raise conflict(kind, task_id, rater, kind.words.skipped)
+        kind.skip_model.objects.filter(pk=locked.skip_id).delete()
+        if kind.counts(submission) and not has_capacity(kind, locked, rater, now):
+            raise kind.refused(kind.words.full, status=409)
+    elif locked.lease_id is None:
         raise kind.refused(kind.words.not_assigned, status=403)
     refusal = _no_room(kind, locked, rater, now) if kind.counts(submission) else None
     if refusal is not None:
@@ -179,7 +210,11 @@ def _no_room(
     kind: TaskKind, locked: Locked, rater: AbstractBaseUser, now: datetime
 ) -> Exception | None:
     """Why a new counted answer must be refused, if it must."""
-    if locked.lease_expired and not has_capacity(kind, locked, rater, now):
+    if (
+        locked.lease_id is not None
+        and locked.lease_expired
+        and not has_capacity(kind, locked, rater, now)
+    ):
         return _Late()
     if locked.counted >= locked.needed:
         # Only when a manager lowered the number of raters after this lease was given.
@@ -251,6 +286,8 @@ def _after_insert(
 def has_capacity(kind: TaskKind, locked: Locked, rater: AbstractBaseUser, now: datetime) -> bool:
     """Counted answers plus other raters' live leases leave a slot (the rater's own answer, if
     any, is one that does not count: it is not in `counted`)."""
+    if locked.counted >= locked.needed:
+        return False
     counted = {locked.task_id: locked.counted}
     taken = slots_taken(kind, counted, now=now, exclude_rater=rater)[locked.task_id]
     return taken < locked.needed
@@ -266,13 +303,17 @@ def answer_change(
     now: datetime,
 ) -> Outcome:
     """The same answer again changes nothing but a new note; another one is stored with the
-    earlier value, note and time kept in the answer's history."""
+    earlier value, note and time kept in the answer's history, but only from a page that had
+    shown the stored answer (`replaces`): otherwise it is a conflict (409), say a second tab
+    answering what the first one just answered."""
     values = kind.changed_values(submission, answer)
     if all(getattr(answer, name) == value for name, value in values.items()):
         if note and note != getattr(answer, kind.note_field):
             setattr(answer, kind.note_field, note)
             answer.save(update_fields=[kind.note_field, "changed_at"])
         return kind.outcome(answer=answer, created=False, changed=False)
+    if submission.replaces != kind.token(answer):
+        raise conflict(kind, locked.task_id, rater, kind.words.conflict)
     counts_now = kind.counts(submission)
     if counts_now and not kind.answer_counts(answer) and not has_capacity(kind, locked, rater, now):
         raise kind.refused(kind.words.full, status=409)

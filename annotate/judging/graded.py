@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -24,6 +24,7 @@ from annotate.judging.leasing import (
     leases_release,
 )
 from annotate.judging.open import loaded, open_tasks
+from annotate.judging.skips import skip_submit
 from annotate.models import Campaign, Document, Grade, GradeChange, Lease, PoolItem, Query, Skip
 
 
@@ -85,6 +86,7 @@ INNER JOIN annotate_document d ON d.id = p.document_id"""
     answer_model = Grade
     history_model = GradeChange
     history_fk = "grade"
+    skip_model = Skip
     note_field = "comment"
     refused = GradeRefused
     outcome = GradeOutcome
@@ -96,6 +98,12 @@ INNER JOIN annotate_document d ON d.id = p.document_id"""
             "your grade was not needed. Continue with the next item."
         ),
         full="This item already has all the grades it needs.",
+        conflict=(
+            "You already graded this item, from another tab or device. "
+            "Keep that grade, or use this one."
+        ),
+        answered="You already graded this item; change the grade instead.",
+        skipped="You skipped this item. Undo the skip to grade it.",
     )
 
     def campaign(self, scope: Campaign) -> Campaign:
@@ -117,8 +125,8 @@ INNER JOIN annotate_document d ON d.id = p.document_id"""
     def within_query(self, rater: AbstractBaseUser, task: PoolItem) -> bytes:
         return rater_order_key(rater.pk, task.pk)
 
-    def lock_params(self, submission: Submission) -> list:
-        return [submission.choice.label]
+    def lock_params(self, submission: Submission | None) -> list:
+        return [submission.choice.label if submission else None]
 
     def check(self, locked: Locked, submission: Submission) -> None:
         choice: GradeChoice = submission.choice
@@ -140,6 +148,17 @@ INNER JOIN annotate_document d ON d.id = p.document_id"""
     def changed_values(self, submission: Submission, answer: Grade | None) -> dict:
         choice: GradeChoice = submission.choice
         return {"label_id": choice.label, "cant_judge": choice.cant_judge}
+
+    def token(self, answer: Grade) -> str:
+        return grade_token(label_id=answer.label_id, cant_judge=answer.cant_judge)
+
+    def stored(self, answer: Grade) -> dict:
+        return {"label": answer.label_id, "cant_judge": answer.cant_judge}
+
+
+def grade_token(*, label_id: int | None, cant_judge: bool) -> str:
+    """A grade as its page sends it back in `replaces`: "label:<id>" or "cant_judge"."""
+    return "cant_judge" if cant_judge else f"label:{label_id}"
 
 
 GRADED = GradedKind()
@@ -170,29 +189,20 @@ def grade_submit(
     cant_judge: bool = False,
     comment: str = "",
     seconds: float | None = None,
+    replaces: str | None = None,
 ) -> GradeOutcome:
-    """Store or change the rater's grade for one item (see answers.answer_submit)."""
+    """Store or change the rater's grade for one item (see answers.answer_submit); `replaces`
+    is the token of the rater's stored grade (or "skip") that the sending page had shown."""
     choice = GradeChoice(label_id=label_id, cant_judge=cant_judge)
-    submission = Submission(task_id=item_id, choice=choice, note=comment, seconds=seconds)
+    submission = Submission(
+        task_id=item_id, choice=choice, note=comment, seconds=seconds, replaces=replaces or None
+    )
     return answer_submit(GRADED, rater=rater, scope=campaign, submission=submission)
 
 
-@transaction.atomic
-def item_skip(*, rater: AbstractBaseUser, campaign: Campaign, item_id: int) -> Skip:
-    """Skip an item: it is not offered to this rater again."""
-    ensure_rater(GRADED, campaign, rater)
-    try:
-        item = PoolItem.objects.select_for_update(of=("self",)).get(pk=item_id, campaign=campaign)
-    except (PoolItem.DoesNotExist, ValueError, TypeError):
-        raise GradeRefused(GRADED.words.not_found, status=404) from None
-    if Grade.objects.filter(pool_item=item, rater=rater).exists():
-        raise GradeRefused("You already graded this item; change the grade instead.", status=409)
-    held = Lease.objects.filter(pool_item=item, rater=rater).exists()
-    if not held and not Skip.objects.filter(pool_item=item, rater=rater).exists():
-        raise GradeRefused(GRADED.words.not_assigned, status=403)
-    skip, _ = Skip.objects.get_or_create(pool_item=item, rater=rater)
-    Lease.objects.filter(pool_item=item, rater=rater).delete()
-    return skip
+def item_skip(*, rater: AbstractBaseUser, campaign: Campaign, item_id: object) -> Skip:
+    """Skip an item: it is not offered to this rater again (see skips.skip_submit)."""
+    return skip_submit(GRADED, rater=rater, scope=campaign, task_id=item_id).answer
 
 
 def lease_release(

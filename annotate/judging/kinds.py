@@ -16,10 +16,11 @@ class Refused(Exception):
     """An answer, skip or lease that must not be taken. `status` is the HTTP status to answer
     with; each kind raises its own subclass (GradeRefused, VerdictRefused)."""
 
-    def __init__(self, message: str, *, status: int = 400) -> None:
+    def __init__(self, message: str, *, status: int = 400, **details: Any) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
+        self.details = details  # more for the client: a conflict's stored answer
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,9 @@ class Words:
     not_assigned: str
     late: str
     full: str
+    conflict: str  # an answer from a page that had not seen the rater's stored one
+    answered: str  # a skip of a task the rater already answered
+    skipped: str  # an answer to a task the rater skipped, from a page that did not know
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,7 @@ class Locked:
     needed: int
     counted: int
     answer_id: int | None
+    skip_id: int | None
     lease_id: int | None
     lease_expired: bool
     renew_due: bool
@@ -77,6 +82,12 @@ class Submission:
     choice: Any
     note: str = ""
     seconds: float | None = None
+    # The rater's stored answer the sending page had seen (its `token`), or None for a page
+    # that saw none: an answer must not replace one its page never showed (two tabs).
+    replaces: str | None = None
+
+
+SKIP_TOKEN = "skip"
 
 
 class TaskKind:
@@ -101,6 +112,7 @@ class TaskKind:
     answer_model: ClassVar[type[models.Model]]
     history_model: ClassVar[type[models.Model]]
     history_fk: ClassVar[str]  # the history row's field naming the answer
+    skip_model: ClassVar[type[models.Model]]
     note_field: ClassVar[str]
     refused: ClassVar[type[Refused]]
     outcome: ClassVar[type[Outcome]] = Outcome
@@ -144,4 +156,13 @@ class TaskKind:
         raise NotImplementedError
 
     def changed_values(self, submission: Submission, answer: Any) -> dict:
+        raise NotImplementedError
+
+    def token(self, answer: Any) -> str:
+        """A stored answer's value in a few characters: what a page that showed it sends back
+        as `replaces` when it changes it."""
+        raise NotImplementedError
+
+    def stored(self, answer: Any) -> dict:
+        """A stored answer as a conflict shows it to the rater (the page's own terms)."""
         raise NotImplementedError

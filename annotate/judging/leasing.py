@@ -148,11 +148,11 @@ def _lease_query(
     taken = slots_taken(kind, counted, now=now, exclude_rater=rater)
     free = [task for task_id, (_, needed, task) in locked.items() if taken[task_id] < needed]
     if free:
-        _leases_upsert(kind, scope, free, rater, now)
+        leases_upsert(kind, scope, free, rater, now)
     return free, len(locked) < len(ids)
 
 
-def _leases_upsert(
+def leases_upsert(
     kind: TaskKind, scope: Any, tasks: list, rater: AbstractBaseUser, now: datetime
 ) -> None:
     """Lease the tasks (a lease that expired is taken again, keeping its start and its

@@ -13,7 +13,7 @@ from annotate.judging.graded import GRADED
 from annotate.judging.kinds import TaskKind
 from annotate.judging.open import open_tasks
 from annotate.judging.sxs import SXS
-from annotate.models import Campaign, Comparison, Grade, Skip, Verdict
+from annotate.models import Campaign, Comparison, Grade, Skip, TaskSkip, Verdict
 
 
 def _left(kind: TaskKind, scope, rater: AbstractBaseUser, now: datetime) -> int:
@@ -44,7 +44,19 @@ def rater_progress(*, rater: AbstractBaseUser, campaign: Campaign) -> dict[str, 
 
 
 def rater_sxs_progress(*, rater: AbstractBaseUser, comparison: Comparison, now: datetime) -> dict:
-    """The rater's own verdicts, and what is left that they could still take."""
-    done = Verdict.objects.filter(task__comparison=comparison, rater=rater).count()
+    """The rater's own verdicts (can't-judge included) and skips, and what is left that they
+    could still take."""
+    answered = Verdict.objects.filter(task__comparison=comparison, rater=rater).aggregate(
+        total=Count("pk"), cant=Count("pk", filter=Q(cant_judge=True))
+    )
+    skipped = TaskSkip.objects.filter(task__comparison=comparison, rater=rater).count()
+    done = answered["total"] + skipped
     left = _left(SXS, comparison, rater, now)
-    return {"done": done, "left": left, "assigned": done + left}
+    return {
+        "done": done,
+        "verdicts": answered["total"] - answered["cant"],
+        "cant_judge": answered["cant"],
+        "skipped": skipped,
+        "left": left,
+        "assigned": done + left,
+    }

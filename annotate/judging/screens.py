@@ -4,15 +4,18 @@ The page views, their JSON endpoints and the REST API all call these."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
-from annotate.forms.judge import ACTION_CANT_JUDGE, ACTION_SKIP
+from annotate.forms.judge import ACTION_CANT_JUDGE, ACTION_SKIP, ACTION_UNSKIP
 from annotate.judging import handles
-from annotate.judging.graded import grade_submit, item_skip, queue_items
-from annotate.judging.kinds import Outcome
+from annotate.judging.graded import GRADED, grade_submit, queue_items
+from annotate.judging.kinds import SKIP_TOKEN, Outcome, TaskKind
 from annotate.judging.progress import rater_progress, rater_sxs_progress
-from annotate.judging.sxs import sxs_queue, verdict_submit
+from annotate.judging.skips import skip_submit, skip_undo
+from annotate.judging.sxs import SXS, sxs_queue, verdict_submit
 from annotate.models import Campaign, Comparison, Lease, PoolItem, SxsTask, TaskLease
 from annotate.selectors_judge import campaign_progress, item_payload
 from annotate.selectors_sxs import comparison_progress, task_payloads
@@ -23,9 +26,8 @@ def judgment_record(*, rater: AbstractBaseUser, campaign: Campaign, data: dict) 
     result says what happened: "created", "changed", "unchanged" or "skipped". Raises
     GradeRefused when it must not be stored."""
     item_id, action = item_of(rater, data["item"]), data["action"]
-    if action == ACTION_SKIP:
-        skip = item_skip(rater=rater, campaign=campaign, item_id=item_id)
-        return Outcome(answer=skip, created=False, changed=False, skipped=True)
+    if action in (ACTION_SKIP, ACTION_UNSKIP):
+        return skip_record(GRADED, rater=rater, scope=campaign, task_id=item_id, action=action)
     cant_judge = action == ACTION_CANT_JUDGE
     return grade_submit(
         rater=rater,
@@ -35,6 +37,7 @@ def judgment_record(*, rater: AbstractBaseUser, campaign: Campaign, data: dict) 
         cant_judge=cant_judge,
         comment=data.get("comment") or "",
         seconds=data.get("seconds"),
+        replaces=data.get("replaces"),
     )
 
 
@@ -57,6 +60,22 @@ def task_of(rater: AbstractBaseUser, handle: object) -> int | None:
     if old is not None and held.exists():
         task_id = old
     return task_id
+
+
+def answer_token(kind: TaskKind, answer: Any, skipped: bool) -> str:
+    """What a page showing the rater's stored answer (or skip) sends back as `replaces`."""
+    if answer is not None:
+        return kind.token(answer)
+    return SKIP_TOKEN if skipped else ""
+
+
+def skip_record(
+    kind: TaskKind, *, rater: AbstractBaseUser, scope: Any, task_id: object, action: str
+) -> Outcome:
+    """A skip ("skip") or undoing one ("unskip"), for either kind."""
+    if action == ACTION_UNSKIP:
+        return skip_undo(kind, rater=rater, scope=scope, task_id=task_id)
+    return skip_submit(kind, rater=rater, scope=scope, task_id=task_id)
 
 
 def judge_queue(
@@ -91,6 +110,11 @@ def progress_state(*, rater: AbstractBaseUser, campaign: Campaign) -> dict:
 def sxs_record(*, rater: AbstractBaseUser, comparison: Comparison, data: dict) -> Outcome:
     """Store a verdict from a VerdictForm's cleaned data. Raises VerdictRefused when it must
     not be stored."""
+    if data.get("action") in (ACTION_SKIP, ACTION_UNSKIP):
+        task_id = task_of(rater, data["task"])
+        return skip_record(
+            SXS, rater=rater, scope=comparison, task_id=task_id, action=data["action"]
+        )
     return verdict_submit(
         rater=rater,
         comparison=comparison,
@@ -99,6 +123,7 @@ def sxs_record(*, rater: AbstractBaseUser, comparison: Comparison, data: dict) -
         strength=data.get("strength"),
         reason=data.get("reason") or "",
         seconds=data.get("seconds"),
+        replaces=data.get("replaces"),
     )
 
 

@@ -25,11 +25,12 @@ from annotate.models import (
     Side,
     SxsTask,
     TaskLease,
+    TaskSkip,
     Verdict,
     VerdictChange,
     VerdictValue,
 )
-from annotate.selectors_sxs import CHOICES
+from annotate.selectors_sxs import CHOICES, chosen_side
 
 
 class VerdictRefused(Refused):
@@ -43,9 +44,13 @@ class VerdictOutcome(Outcome):
         return self.answer
 
 
+CANT_JUDGE = "cant_judge"
+
+
 @dataclass(frozen=True)
 class SxsChoice:
-    """The side the rater preferred ("left", "right" or "same") and how strongly (1-3)."""
+    """The side the rater preferred ("left", "right" or "same") and how strongly (1-3), or
+    "cant_judge" (an unreadable pair: stored, counted toward nothing, offered to another)."""
 
     chosen: str
     strength: int | None
@@ -55,13 +60,16 @@ def candidate_side_for(*, secret: str, rater_id: int, task_id: int) -> str:
     """Which side the candidate is on for this rater and task: a fair coin, an HMAC keyed by
     the comparison's side secret (made at creation, never sent anywhere, not the seed that
     managers see), so nobody outside the server can compute it and leasing the task again
-    shows the same sides. Migration 0014 freezes a copy of this rule."""
+    shows the same sides. Migration 0017 freezes a copy of this rule."""
     mac = hmac.new(bytes.fromhex(secret), f"side:{rater_id}:{task_id}".encode(), hashlib.sha256)
     return Side.LEFT if mac.digest()[0] & 1 else Side.RIGHT
 
 
 def verdict_value(chosen: str, candidate_side: str) -> str:
-    """Good, Same or Bad for the candidate, from the side the rater preferred."""
+    """Good, Same or Bad for the candidate, from the side the rater preferred ("" for
+    can't-judge)."""
+    if chosen == CANT_JUDGE:
+        return ""
     if chosen == "same":
         return VerdictValue.SAME
     picked = Side.LEFT if chosen == "left" else Side.RIGHT
@@ -78,6 +86,11 @@ class SxsKind(TaskKind):
     needed_sql = "%s"
     # Identical tasks are never open: they count as Same without anyone's time.
     open_where = " AND NOT p.identical"
+    open_exclusions = """
+    AND NOT EXISTS (
+        SELECT 1 FROM annotate_taskskip s WHERE s.task_id = p.id AND s.rater_id = %s
+    )"""
+    open_exclusion_params = 1
     lease_columns = ("candidate_side",)
     row_columns = "p.id, p.query_id, p.position, p.identical, q.external_id, q.text, q.description"
     row_joins = "\nINNER JOIN annotate_query q ON q.id = p.query_id"
@@ -88,6 +101,7 @@ class SxsKind(TaskKind):
     answer_model = Verdict
     history_model = VerdictChange
     history_fk = "verdict"
+    skip_model = TaskSkip
     note_field = "reason"
     refused = VerdictRefused
     outcome = VerdictOutcome
@@ -99,6 +113,12 @@ class SxsKind(TaskKind):
             "your verdict was not needed. Continue with the next task."
         ),
         full="This task already has all the verdicts it needs.",
+        conflict=(
+            "You already answered this task, from another tab or device. "
+            "Keep that answer, or use this one."
+        ),
+        answered="You already answered this task; change the answer instead.",
+        skipped="You skipped this task. Undo the skip to answer it.",
     )
 
     def campaign(self, scope: Comparison) -> Campaign:
@@ -128,18 +148,39 @@ class SxsKind(TaskKind):
                 "Both sides of this task are the same; it needs no verdict.", status=409
             )
 
+    def counts(self, submission: Submission) -> bool:
+        return submission.choice.chosen != CANT_JUDGE
+
+    def answer_counts(self, answer: Verdict) -> bool:
+        return not answer.cant_judge
+
     def new_values(self, submission: Submission, locked: Locked) -> dict:
         side = locked.extra[1]
-        choice: SxsChoice = submission.choice
-        value = verdict_value(choice.chosen, side)
-        return {"value": value, "candidate_side": side, "strength": choice.strength}
+        return {**self._values(submission.choice, side), "candidate_side": side}
 
     def changed_values(self, submission: Submission, answer: Verdict) -> dict:
-        choice: SxsChoice = submission.choice
+        return self._values(submission.choice, answer.candidate_side)
+
+    def _values(self, choice: SxsChoice, side: str) -> dict:
         return {
-            "value": verdict_value(choice.chosen, answer.candidate_side),
+            "value": verdict_value(choice.chosen, side),
+            "cant_judge": choice.chosen == CANT_JUDGE,
             "strength": choice.strength,
         }
+
+    def token(self, answer: Verdict) -> str:
+        return verdict_token(**self.stored(answer))
+
+    def stored(self, answer: Verdict) -> dict:
+        return {
+            "chosen": chosen_side(answer.value, answer.candidate_side),
+            "strength": answer.strength,
+        }
+
+
+def verdict_token(*, chosen: str, strength: int | None) -> str:
+    """A verdict as its page sends it back in `replaces`: "left", "right:2", "cant_judge"."""
+    return f"{chosen}:{strength}" if strength else chosen
 
 
 SXS = SxsKind()
@@ -155,6 +196,8 @@ def sxs_queue(
 
 
 def check_choice(chosen: object, strength: object) -> SxsChoice:
+    if chosen == CANT_JUDGE:
+        return SxsChoice(chosen=CANT_JUDGE, strength=None)
     if chosen not in CHOICES:
         raise VerdictRefused("Choose Left better, About the same or Right better.")
     if strength in (None, ""):
@@ -179,6 +222,7 @@ def verdict_submit(
     reason: str = "",
     seconds: float | None = None,
     comparison: Comparison | None = None,
+    replaces: str | None = None,
 ) -> VerdictOutcome:
     """Store or change the rater's verdict on one task (see answers.answer_submit).
 
@@ -189,7 +233,9 @@ def verdict_submit(
     choice = check_choice(chosen, strength)
     if comparison is None:
         comparison = _comparison_of_task(task_id)
-    submission = Submission(task_id=task_id, choice=choice, note=reason, seconds=seconds)
+    submission = Submission(
+        task_id=task_id, choice=choice, note=reason, seconds=seconds, replaces=replaces or None
+    )
     return answer_submit(SXS, rater=rater, scope=comparison, submission=submission)
 
 

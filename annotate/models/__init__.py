@@ -1,20 +1,30 @@
 """The data model of DESIGN.md section 2, one module per area."""
 
+from annotate.models.accounts import Invitation, InvitationState, PasswordResetLink, Preferences
 from annotate.models.adjudication import Adjudication
 from annotate.models.behaviour import BehaviourLog, BehaviourPosition, BehaviourStat
 from annotate.models.campaigns import Aggregation, Campaign, Label, Membership, Role
 from annotate.models.corpus import Document, Query
-from annotate.models.judgments import Grade, GradeChange, PoolItem, Skip
+from annotate.models.judgments import AnswerClaim, Grade, GradeChange, PoolItem, Skip
 from annotate.models.labels import LabelSource, SourceKind, SourceLabel
 from annotate.models.queue import Lease
 from annotate.models.runs import Run, RunEntry, System
-from annotate.models.sxs import Comparison, ComparisonUnit, Side, SxsTask, Verdict, VerdictValue
+from annotate.models.sxs import (
+    Comparison,
+    ComparisonUnit,
+    Side,
+    SxsTask,
+    TaskSkip,
+    Verdict,
+    VerdictValue,
+)
 from annotate.models.sxs_queue import TaskLease, VerdictChange
 from annotate.models.tokens import TokenName
 
 __all__ = [
     "Adjudication",
     "Aggregation",
+    "AnswerClaim",
     "BehaviourLog",
     "BehaviourPosition",
     "BehaviourStat",
@@ -24,11 +34,15 @@ __all__ = [
     "Document",
     "Grade",
     "GradeChange",
+    "Invitation",
+    "InvitationState",
     "Label",
     "LabelSource",
     "Lease",
     "Membership",
+    "PasswordResetLink",
     "PoolItem",
+    "Preferences",
     "Query",
     "Role",
     "Run",
@@ -40,6 +54,7 @@ __all__ = [
     "SxsTask",
     "System",
     "TaskLease",
+    "TaskSkip",
     "TokenName",
     "Verdict",
     "VerdictChange",

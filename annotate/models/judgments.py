@@ -146,3 +146,25 @@ class Skip(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rater_id} skipped {self.pool_item_id}"
+
+
+class AnswerClaim(models.Model):
+    """One row per rater and task that holds an answer of any form: a grade, a verdict, a
+    can't-judge or a skip. Database triggers write it beside every answer and skip row
+    (annotate/claims.py), and its unique key is the rule "one answer per rater and task":
+    two requests of one rater racing a skip against a grade cannot both be stored, whatever
+    path writes them."""
+
+    kind = models.CharField(max_length=1)  # "g": a pool item, "s": a side-by-side task
+    task_id = models.BigIntegerField()
+    rater_id = models.BigIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "task_id", "rater_id"], name="one_answer_per_rater_and_task"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rater_id} answered {self.kind}{self.task_id}"

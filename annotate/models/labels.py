@@ -14,6 +14,7 @@ class SourceKind(models.TextChoices):
     COMPETITOR = "competitor", "Competitor's ranking"
     CLICKS = "clicks", "Clicks"
     PURCHASES = "purchases", "Purchases"
+    MODEL = "model", "Language model"
 
 
 class LabelSource(models.Model):

@@ -120,7 +120,9 @@ class Verdict(models.Model):
     rater = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="verdicts"
     )
-    value = models.CharField(max_length=1, choices=VerdictValue.choices)
+    # Empty for "can't judge", which counts toward nothing (as a grade's can't-judge).
+    value = models.CharField(max_length=1, choices=VerdictValue.choices, blank=True)
+    cant_judge = models.BooleanField("can't judge", default=False)
     candidate_side = models.CharField(max_length=1, choices=Side.choices)
     strength = models.PositiveSmallIntegerField(
         null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(3)]
@@ -139,7 +141,9 @@ class Verdict(models.Model):
                 name="verdict_strength_1_3",
             ),
             models.CheckConstraint(
-                condition=models.Q(value__in=["G", "S", "B"]), name="verdict_value_gsb"
+                condition=models.Q(cant_judge=False, value__in=["G", "S", "B"])
+                | models.Q(cant_judge=True, value=""),
+                name="verdict_value_gsb_xor_cant_judge",
             ),
             models.CheckConstraint(
                 condition=models.Q(candidate_side__in=["L", "R"]), name="verdict_side_lr"
@@ -148,4 +152,21 @@ class Verdict(models.Model):
         indexes = [models.Index(fields=["rater", "changed_at"])]
 
     def __str__(self) -> str:
-        return f"{self.rater_id} on {self.task_id}: {self.value}"
+        return f"{self.rater_id} on {self.task_id}: {self.value or 'cannot judge'}"
+
+
+class TaskSkip(models.Model):
+    """A rater's "not now" on a side-by-side task: not offered to them again unless undone."""
+
+    task = models.ForeignKey(SxsTask, on_delete=models.CASCADE, related_name="skips")
+    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "side-by-side skip"
+        constraints = [
+            models.UniqueConstraint(fields=["task", "rater"], name="taskskip_one_per_rater")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rater_id} skipped task {self.task_id}"

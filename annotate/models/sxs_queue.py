@@ -43,7 +43,8 @@ class VerdictChange(models.Model):
     """An earlier answer a rater replaced: changing a verdict never loses what was said."""
 
     verdict = models.ForeignKey(Verdict, on_delete=models.CASCADE, related_name="history")
-    value = models.CharField(max_length=1, choices=VerdictValue.choices)
+    value = models.CharField(max_length=1, choices=VerdictValue.choices, blank=True)
+    cant_judge = models.BooleanField(default=False)
     strength = models.PositiveSmallIntegerField(null=True, blank=True)
     reason = models.TextField(blank=True)
     given_at = models.DateTimeField()
@@ -53,4 +54,4 @@ class VerdictChange(models.Model):
         ordering = ["verdict", "replaced_at"]
 
     def __str__(self) -> str:
-        return f"{self.verdict_id}: {self.value} until {self.replaced_at}"
+        return f"{self.verdict_id}: {self.value or 'cannot judge'} until {self.replaced_at}"

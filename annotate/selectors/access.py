@@ -59,7 +59,9 @@ def campaign_overview(campaign: Campaign) -> dict[str, int]:
         "pool_items": PoolItem.objects.filter(campaign=campaign).count(),
         "grades": Grade.objects.filter(pool_item__campaign=campaign).count(),
         "comparisons": campaign.comparisons.count(),
-        "verdicts": Verdict.objects.filter(task__comparison__campaign=campaign).count(),
+        "verdicts": Verdict.objects.filter(
+            task__comparison__campaign=campaign, cant_judge=False
+        ).count(),
         "label_sources": campaign.label_sources.count(),
         "raters": campaign.memberships.filter(role=Role.RATER).count(),
     }

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.utils.text import slugify
 
 from annotate.models import Aggregation, Campaign, Label, Membership, Role
 from annotate.models.campaigns import DEFAULT_RELEVANT_FROM, DEFAULT_SCALE
+from annotate.services.slugs import random_slug, slug_from_name
 
 
 @transaction.atomic
@@ -30,7 +30,8 @@ def campaign_create(
         raise ValueError("a label scale needs at least one label")
     campaign = Campaign.objects.create(
         name=name,
-        slug=slug or slugify(name)[:80],
+        # Any script is transliterated; a name with nothing to make a slug from gets a random one.
+        slug=slug or slug_from_name(name) or random_slug(),
         relevant_from=relevant_from,
         aggregation=aggregation,
         overlap=overlap,

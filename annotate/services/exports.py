@@ -171,7 +171,7 @@ def verdict_rows(*, campaign: Campaign) -> Iterator[tuple]:
     is for the candidate (G: better, S: same, B: worse); `candidate_side` is where it was
     shown; `position` is empty for a whole-list comparison."""
     rows = (
-        Verdict.objects.filter(task__comparison__campaign=campaign)
+        Verdict.objects.filter(task__comparison__campaign=campaign, cant_judge=False)
         .order_by(
             "task__comparison__name",
             "task__query__external_id",

@@ -62,7 +62,8 @@ def rater_add(*, campaign: Campaign, username: str) -> AbstractBaseUser:
         user = User.objects.get(**{User.USERNAME_FIELD: username})
     except User.DoesNotExist:
         raise ManageRefused(
-            f"There is no account named “{username}”. Ask an administrator to create it first."
+            f"There is no account named “{username}”. Invite the person instead (a link "
+            "with which they make their own account), or ask an administrator to create it."
         ) from None
     if not user.is_active:
         raise ManageRefused(f"The account “{username}” is deactivated.")

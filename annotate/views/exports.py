@@ -7,8 +7,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, Strea
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
+from annotate.safecsv import with_bom
 from annotate.selectors import campaign_managed_by
 from annotate.services.exports import Export, export_grades, export_qrels, export_verdicts
+from annotate.services.preferences import csv_bom_wanted
 
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"", "0", "false", "no", "off"}
 
@@ -43,7 +45,7 @@ def grades(request: HttpRequest, slug: str) -> HttpResponse:
         export = export_grades(campaign=campaign, fmt=request.GET.get("format", "csv"))
     except ValueError as exc:
         return HttpResponseBadRequest(str(exc), content_type="text/plain")
-    return _stream(export)
+    return _stream(export, request)
 
 
 @login_required
@@ -55,12 +57,14 @@ def verdicts(request: HttpRequest, slug: str) -> HttpResponse:
         export = export_verdicts(campaign=campaign, fmt=request.GET.get("format", "csv"))
     except ValueError as exc:
         return HttpResponseBadRequest(str(exc), content_type="text/plain")
-    return _stream(export)
+    return _stream(export, request)
 
 
-def _stream(export: Export) -> StreamingHttpResponse:
+def _stream(export: Export, request: HttpRequest | None = None) -> StreamingHttpResponse:
+    # CSV only (?bom=1, or the user's preference): qrels and JSONL are read by programs.
+    bom = request is not None and export.content_type.startswith("text/csv")
     return StreamingHttpResponse(
-        export.chunks,
+        with_bom(export.chunks, bom and csv_bom_wanted(request)),
         content_type=export.content_type,
         headers={
             "Content-Disposition": content_disposition_header(True, export.filename),

@@ -16,9 +16,9 @@ from django.views.decorators.http import require_http_methods
 
 from annotate.forms.judge import ACTION_SKIP, JudgeForm
 from annotate.judging import handles
-from annotate.judging.graded import GradeRefused
+from annotate.judging.graded import GRADED, GradeRefused
 from annotate.judging.progress import rater_progress
-from annotate.judging.screens import item_of, judge_state, judgment_record
+from annotate.judging.screens import answer_token, item_of, judge_state, judgment_record
 from annotate.models import Campaign, Lease, PoolItem
 from annotate.selectors_judge import (
     campaign_progress,
@@ -30,6 +30,7 @@ from annotate.selectors_judge import (
     label_keys,
     last_touched_item_id,
     rater_history,
+    rater_skips,
 )
 from annotate.services.markdown import guidelines_html
 
@@ -79,6 +80,8 @@ def judge_item(request: HttpRequest, slug: str, handle: str) -> HttpResponse:
             )
         if result == "changed":
             messages.success(request, "Your grade was changed; the earlier one is kept.")
+        elif result == "unskipped":
+            messages.success(request, "The skip is undone.")
         return redirect(_back_url(campaign, back_to))
     return _item_page(request, campaign, item, back_to)
 
@@ -96,6 +99,7 @@ def judge_history(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "campaign": campaign,
         "page": page,
+        "skips": rater_skips(campaign=campaign, rater=request.user),
         "progress": rater_progress(rater=request.user, campaign=campaign),
     }
     return render(request, "annotate/judge_history.html", context)
@@ -178,12 +182,15 @@ def _item_page(
         "campaign": campaign_progress(campaign),
     }
     grade = grade_of(rater=request.user, item=item)
+    skipped = grade is None and is_skipped(rater=request.user, item=item)
     context = _screen_context(request, campaign, item, state, error=error)
     item_url = _item_url(campaign, request.user, item.pk)
     context.update(
         mode="change",
         grade=grade,
-        skipped=grade is None and is_skipped(rater=request.user, item=item),
+        skipped=skipped,
+        # What this page shows as stored: a change sent from it replaces exactly that.
+        replaces=answer_token(GRADED, grade, skipped),
         back_url=_back_url(campaign, back_to),
         back_to=back_to,
         form_action=f"{item_url}?next={back_to}" if back_to == "history" else item_url,

@@ -50,8 +50,9 @@ class Face:
     record: Callable[..., Outcome]  # (rater=, scope, data=) -> Outcome
     state: Callable[..., tuple]  # (rater=, scope, progress=) -> (tasks, state)
     progress: Callable[..., dict]  # (rater=, scope) -> progress state
-    # Whether an answer's reply carries the progress: judge.js asks for it once per query
-    # (counting it scans the pool), sxs.js takes it with every answer.
+    # Whether an answer's reply carries the progress. Neither kind's does: counting scans the
+    # pool (or the comparison's tasks), and was three quarters of a verdict's time; the pages
+    # count their own answers and ask the progress endpoint once per query.
     answer_progress: bool
 
 
@@ -79,7 +80,7 @@ SXS_FACE = Face(
         rater=rater, comparison=scope, progress=progress
     ),
     progress=lambda *, rater, scope: sxs_progress_state(rater=rater, comparison=scope),
-    answer_progress=True,
+    answer_progress=False,
 )
 
 
@@ -144,7 +145,8 @@ def _answer(request: HttpRequest, face: Face, scope: Any) -> JsonResponse:
         outcome = face.record(rater=request.user, scope=scope, data=form.cleaned_data)
     except Refused as refused:
         state = _state(request, face, scope, progress=face.answer_progress)
-        return refusal(refused.message, refused.status, **{face.key: task}, **state)
+        details = {face.key: task, **refused.details}
+        return refusal(refused.message, refused.status, **details, **state)
     state = _state(request, face, scope, progress=face.answer_progress)
     return JsonResponse({"ok": True, "result": outcome.result, face.key: task, **state})
 

@@ -11,12 +11,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from annotate.forms.accounts import InviteForm
 from annotate.forms.manage import LeaseReleaseForm, RaterAddForm, RatersNeededForm
 from annotate.judging.graded import lease_release
 from annotate.models import Query
 from annotate.selectors import campaign_managed_by
 from annotate.selectors.progress import live_leases, pool_completion, rater_progress_table
+from annotate.services.accounts import accounts_administered
 from annotate.services.lockouts import locked_out_raters, rater_unlock
+from annotate.services.mail import mail_enabled
 from annotate.services.manage import ManageRefused, rater_add, rater_remove, raters_needed_set
 
 
@@ -28,9 +31,17 @@ def _form_errors(request: HttpRequest, form) -> None:
 
 
 def _raters_page(request, campaign, *, status=200, add_form=None, needed_form=None):
+    rows = rater_progress_table(campaign=campaign)
+    ids = [row.user_id for row in rows]
+    users = get_user_model().objects.filter(pk__in=ids, is_active=False)
     context = {
         "campaign": campaign,
-        "rows": rater_progress_table(campaign=campaign),
+        "rows": rows,
+        # Which rows get "New password link" and "Deactivate" (services.accounts says who).
+        "administered": accounts_administered(request.user, ids),
+        "inactive": set(users.values_list("pk", flat=True)),
+        "invite_form": InviteForm(mail=mail_enabled()),
+        "mail_enabled": mail_enabled(),
         "completion": pool_completion(campaign=campaign),
         "add_form": add_form or RaterAddForm(),
         "needed_form": needed_form or RatersNeededForm(),

@@ -21,14 +21,21 @@ from django.views.decorators.http import require_http_methods
 from annotate.forms.sxs import VerdictForm
 from annotate.judging import handles
 from annotate.judging.progress import rater_sxs_progress
-from annotate.judging.screens import overall_progress, sxs_record, sxs_state, task_of
-from annotate.judging.sxs import VerdictRefused
-from annotate.models import Comparison, SxsTask, TaskLease, Verdict
+from annotate.judging.screens import (
+    answer_token,
+    overall_progress,
+    sxs_record,
+    sxs_state,
+    task_of,
+)
+from annotate.judging.sxs import SXS, VerdictRefused
+from annotate.models import Comparison, SxsTask, TaskLease, TaskSkip, Verdict
 from annotate.selectors_sxs import (
     chosen_side,
     comparison_rated_by,
     last_verdict_task_id,
     rater_label,
+    rater_sxs_history,
     side_for,
     task_payloads,
     task_seen_by,
@@ -36,13 +43,18 @@ from annotate.selectors_sxs import (
 from annotate.services.markdown import guidelines_html
 
 STRENGTHS = [(1, "Slightly"), (2, "Clearly"), (3, "Much")]
-CHOICE_WORDS = {"left": "Left better", "right": "Right better", "same": "About the same"}
+CHOICE_WORDS = {
+    "left": "Left better",
+    "right": "Right better",
+    "same": "About the same",
+    "cant_judge": "Can't judge",
+}
 
 
 def answer_words(chosen: str, strength: int | None) -> str:
     """A rater's own answer in the words of the buttons ("Right better (clearly)")."""
     words = CHOICE_WORDS.get(chosen, "")
-    if strength and chosen != "same":
+    if strength and chosen in ("left", "right"):
         words += f" ({dict(STRENGTHS)[strength].lower()})"
     return words
 
@@ -88,6 +100,8 @@ def sxs_task_view(request: HttpRequest, slug: str, comparison_id: int, handle: s
             )
         if result == "changed":
             messages.success(request, "Your verdict was changed; the earlier one is kept.")
+        elif result == "unskipped":
+            messages.success(request, "The skip is undone.")
         return redirect(_queue_url(comparison))
     return _task_page(request, comparison, task)
 
@@ -101,6 +115,33 @@ def _queue_url(comparison: Comparison) -> str:
     return reverse(
         "annotate:sxs", kwargs={"slug": comparison.campaign.slug, "comparison_id": comparison.pk}
     )
+
+
+@login_required
+@require_http_methods(["GET"])
+def sxs_history(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
+    """The rater's own answers in a comparison, can't-judge and skips included, each with a
+    way to change it (or undo the skip)."""
+    comparison = comparison_rated_by(request.user, slug, comparison_id)
+    history = rater_sxs_history(comparison=comparison, rater=request.user)
+    # Each task named by the rater's handle, never its id (#24).
+    for row in (*history["verdicts"], *history["skips"]):
+        row.handle = handles.handle_for(request.user.pk, handles.SXS, row.task_id)
+    for verdict in history["verdicts"]:
+        verdict.words = answer_words(verdict.chosen, verdict.strength)
+        for old in verdict.history.all():
+            old.words = answer_words(old.chosen, old.strength)
+    context = {
+        **history,
+        "campaign": comparison.campaign,
+        "comparison": comparison,
+        "label": rater_label(comparison),
+        "queue_url": _queue_url(comparison),
+        "progress": rater_sxs_progress(
+            rater=request.user, comparison=comparison, now=timezone.now()
+        ),
+    }
+    return render(request, "annotate/sxs_history.html", context)
 
 
 def _task_url(comparison: Comparison, rater: AbstractBaseUser, task_id: int) -> str:
@@ -188,12 +229,16 @@ def _task_page(
     side = side_for(rater=request.user, task=task)
     verdict = Verdict.objects.filter(task=task, rater=request.user).first()
     chosen = chosen_side(verdict.value, verdict.candidate_side) if verdict else ""
+    skipped = verdict is None and TaskSkip.objects.filter(task=task, rater=request.user).exists()
     context = _base_context(request, comparison, error=error)
     context.update(
         mode="change",
         task=task_payloads(comparison, [(task, side)], request.user)[0],
         verdict=verdict,
         chosen=chosen,
+        skipped=skipped,
+        # What this page shows as stored: a change sent from it replaces exactly that.
+        replaces=answer_token(SXS, verdict, skipped),
         answer_text=answer_words(chosen, verdict.strength if verdict else None),
         progress=rater_sxs_progress(rater=request.user, comparison=comparison, now=timezone.now()),
         back_url=_queue_url(comparison),

@@ -16,6 +16,7 @@ from annotate.forms.sxs import ComparisonForm
 from annotate.models import Comparison, Query
 from annotate.selectors import campaign_managed_by
 from annotate.selectors_sxs import comparison_managed_by, comparison_progress
+from annotate.services.preferences import csv_bom_wanted
 from annotate.services.sxs_setup import ComparisonRefused, comparison_create
 from metrics.decide.gsb import (
     comparison_report,
@@ -104,8 +105,10 @@ def report(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
     return render(request, "annotate/sxs_report.html", context)
 
 
-def _csv_response(filename: str, rows) -> HttpResponse:
+def _csv_response(filename: str, rows, *, bom: bool = False) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
+    if bom:
+        response.write(safecsv.BOM)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     writer = safecsv.writer(response)
     for row in rows:
@@ -124,7 +127,7 @@ def report_csv(request: HttpRequest, slug: str, comparison_id: int) -> HttpRespo
     comparison = comparison_managed_by(request.user, slug, comparison_id)
     data = comparison_report(comparison)
     rows = [("measure", "value"), *report_summary_rows(data)]
-    return _csv_response(f"{_stem(comparison)}-gsb.csv", rows)
+    return _csv_response(f"{_stem(comparison)}-gsb.csv", rows, bom=csv_bom_wanted(request))
 
 
 @login_required
@@ -141,7 +144,7 @@ def queries_csv(request: HttpRequest, slug: str, comparison_id: int) -> HttpResp
             (r.external_id, r.text, r.tasks, r.verdicts, r.good, r.same, r.bad,
              r.identical_same, r.y, r.majority, reasons)
         )  # fmt: skip
-    return _csv_response(f"{_stem(comparison)}-queries.csv", lines)
+    return _csv_response(f"{_stem(comparison)}-queries.csv", lines, bom=csv_bom_wanted(request))
 
 
 @login_required

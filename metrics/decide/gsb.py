@@ -100,7 +100,7 @@ class SxsReport:
 def verdict_arrays(comparison: Comparison) -> VerdictArrays:
     """The comparison's verdicts as arrays for gsb_from_verdicts."""
     rows = list(
-        Verdict.objects.filter(task__comparison=comparison)
+        Verdict.objects.filter(task__comparison=comparison, cant_judge=False)
         .order_by("task__query_id", "task__position", "task_id", "rater_id")
         .values_list("task__query_id", "task_id", "rater_id", "value", "candidate_side", "strength")
     )
@@ -187,7 +187,7 @@ def query_rows(comparison: Comparison) -> list[QueryRow]:
         rows[query_id].same += n * comparison.raters_per_task
         rows[query_id].identical_same += n * comparison.raters_per_task
     verdicts = (
-        Verdict.objects.filter(task__comparison=comparison)
+        Verdict.objects.filter(task__comparison=comparison, cant_judge=False)
         .order_by("task__position", "rater__username", "pk")
         .values_list(
             "task__query_id", "value", "strength", "reason", "rater__username", "task__position"
@@ -375,7 +375,7 @@ def gsb_cli_rows(comparison: Comparison) -> tuple[list[list[str]], list[str]]:
     """
     per_position = comparison.unit == ComparisonUnit.POSITION
     rows = list(
-        Verdict.objects.filter(task__comparison=comparison)
+        Verdict.objects.filter(task__comparison=comparison, cant_judge=False)
         .order_by("task__query__external_id", "task__position", "rater__username")
         .values_list(
             "task__query__external_id", "value", "rater__username", "candidate_side", "strength"

@@ -58,10 +58,14 @@ def csv_response(
     header: Sequence[str],
     rows: Iterable[Sequence[object]],
     notes: Sequence[str] = (),
+    bom: bool = False,
 ) -> HttpResponse:
     """A CSV download. `notes` (the labels and settings used) travel in a header, so the file
-    stays a plain table a spreadsheet opens."""
+    stays a plain table a spreadsheet opens. `bom`: start with the UTF-8 byte-order mark (for
+    Excel; annotate.services.preferences.csv_bom_wanted)."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
+    if bom:
+        response.write(safecsv.BOM)
     filename = f"{campaign.slug}-{slugify(name) or 'table'}.csv"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     if notes:

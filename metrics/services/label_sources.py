@@ -9,6 +9,8 @@ imported qrels, a competitor's ranking, clicks, purchases) set against every oth
   grades, as the TREC qrels export does, so a 2.5 is a 3 here. The categories are the union of
   the label scale's grades and the grades either source uses (a purchases source adds 0), so
   the weights and the ordinal distances run over the whole scale.
+- Model sources (`model:<name>`, llmjudge): also against each rater, beside the raters'
+  agreement with each other (metrics.services.label_sources_raters).
 - Scores: every run evaluated under every source (metrics.adapters.campaign: every query of the
   campaign counts, a query a source does not label scores 0 under it), NDCG@k, MAP, P@k, MRR and
   judged@k at the campaign's relevance level; then Kendall's tau-b between the orders of the
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 from scipy.stats import kendalltau
@@ -98,6 +101,9 @@ class SourcesReport:
     measures: list[tuple[str, str]]
     runs: list[RunScores]
     orders: list[OrderChange]
+    # Model sources against each rater, and the raters against each other (only when the
+    # campaign has a model source: metrics.services.label_sources_raters).
+    raters: Any = None
 
     @property
     def ndcg(self) -> str:
@@ -216,6 +222,7 @@ def sources_report(
         agreement(a=a, b=b, a_labels=labels[a], b_labels=labels[b], scale=scale)
         for a, b in combinations(qrels, 2)
     ]
+    models = {s.key: labels[s.key] for s in summaries if s.kind == "model"}
     measures = measures_for(k)
     runs = campaign_runs(campaign=campaign, vocab=vocab) if vocab.query_pk.size else []
     run_rows = _run_rows(qrels, runs, measures, k)
@@ -229,7 +236,14 @@ def sources_report(
         measures=measures,
         runs=run_rows,
         orders=_orders(qrels, run_rows, ndcg=measures[0][0]),
+        raters=_rater_comparison(campaign, models, scale) if models else None,
     )
+
+
+def _rater_comparison(campaign: Campaign, models: dict, scale: np.ndarray):
+    from metrics.services.label_sources_raters import rater_comparison  # it imports this module
+
+    return rater_comparison(campaign=campaign, models=models, scale=scale)
 
 
 def _summaries(

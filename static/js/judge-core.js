@@ -15,6 +15,12 @@
   const { request, createOutbox } = window.Judging;
   const DOUBLE_TAP_MS = 150;
   const HISTORY_LIMIT = 100;
+  // Seconds per answer (DESIGN.md section 6): from the moment the item is shown (not when it
+  // was prefetched) to the answer, leaving out the time the tab was hidden, at most ten
+  // minutes (the server caps it the same way).
+  const MAX_SECONDS = 600;
+  const TAB_BEAT_MS = 1000;
+  const TAB_STALE_MS = 3500;
 
   function keyName(event) {
     return event.key.length === 1 ? event.key.toLowerCase() : event.key;
@@ -46,6 +52,55 @@
     };
   }
 
+  /* One tab of this browser judges a queue at a time: the one judging writes a heartbeat
+   * under `key`; a tab opened beside it finds the heartbeat fresh and waits, offering to
+   * take over (claim). The tab that loses the queue is told at once (the storage event) and
+   * stops taking keys; its outbox still sends what it holds. */
+  function tabLock(key, onElsewhere) {
+    const id = Math.random().toString(36).slice(2);
+    let mine = false;
+    let timer = null;
+    const read = () => {
+      try {
+        return JSON.parse(window.localStorage.getItem(key) || "null");
+      } catch (error) {
+        return null;
+      }
+    };
+    const write = () => {
+      try {
+        window.localStorage.setItem(key, JSON.stringify({ id, at: Date.now() }));
+      } catch (error) {
+        /* private mode: every tab judges on its own */
+      }
+    };
+    const othersHold = () => {
+      const owner = read();
+      return Boolean(owner && owner.id !== id);
+    };
+    function lose() {
+      mine = false;
+      clearInterval(timer);
+      onElsewhere();
+    }
+    function claim() {
+      mine = true;
+      write();
+      clearInterval(timer);
+      timer = setInterval(() => (othersHold() ? lose() : write()), TAB_BEAT_MS);
+    }
+    window.addEventListener("storage", (event) => {
+      if (event.key === key && mine && othersHold()) lose();
+    });
+    window.addEventListener("pagehide", () => {
+      if (mine && !othersHold()) window.localStorage.removeItem(key);
+    });
+    const owner = read();
+    const elsewhere = Boolean(owner && owner.id !== id && Date.now() - owner.at < TAB_STALE_MS);
+    if (!elsewhere) claim();
+    return { elsewhere, claim };
+  }
+
   /* What both kinds of page have, in both modes: the notice line, the keys help and the
    * elements the shared partials render. */
   function screen(root) {
@@ -64,6 +119,12 @@
       raterCount: $("rater-count"),
       overallProgress: $("campaign-progress"),
       overallCount: $("campaign-count"),
+      conflict: $("conflict"),
+      conflictText: $("conflict-text"),
+      conflictKeep: $("conflict-keep"),
+      conflictMine: $("conflict-mine"),
+      elsewhere: $("elsewhere"),
+      elsewhereTake: $("elsewhere-take"),
     };
 
     // A refusal stays readable for a while even as the rater keeps going; routine notes
@@ -123,8 +184,10 @@
    *    explains the review; describe(choice) names a choice; disable() while waiting;
    *    upcomingChanged() (optional) when the list behind the current item changed;
    *  - payload(unit, choice) is the JSON sent; counts(choice) whether a new answer counts
-   *    toward the overall meter; same(a, b) whether a change changes nothing; locked(review)
-   *    (optional) whether an earlier answer cannot be changed;
+   *    toward the overall meter; same(a, b) whether a change changes nothing; token(choice)
+   *    the stored answer's token a change sends as `replaces`; fromStored(stored) a choice
+   *    from a conflict's stored answer; isSkip(choice); unskip(unit), the JSON that undoes a
+   *    skip;
    *  - keyAction(key) answers {run, guarded} for the screen's own keys (guarded: a double tap
    *    does not repeat it); typingKey(event) (optional) for a key pressed in a text box. */
   function queueScreen(root, el, say, toggleHelp, kind) {
@@ -165,6 +228,10 @@
     let progressWanted = false;
     const pendingEntries = new WeakMap(); // outbox entry -> {entry, previous} in the history
     const guard = doubleTapGuard();
+    const conflicts = []; // [{origin, data}] waiting for the rater's choice, oldest first
+    let elsewhere = false; // this queue is judged in another tab of this browser
+    let hiddenMs = 0; // time the tab was hidden since the current item was shown
+    let hiddenAt = document.hidden ? performance.now() : null;
 
     function serverState(data) {
       return { progress: data.progress, overall: data[kind.overall] };
@@ -229,7 +296,7 @@
     function choose(choice) {
       if (reviewIndex !== null) return change(choice);
       if (!current) return;
-      const seconds = Math.round((performance.now() - currentShownAt) / 100) / 10;
+      const seconds = secondsOnCurrent();
       const entry = { unit: current, choice, refused: null };
       history.push(entry);
       if (history.length > HISTORY_LIMIT) history.shift();
@@ -239,13 +306,32 @@
       advance();
     }
 
+    function secondsOnCurrent() {
+      const now = performance.now();
+      const hidden = hiddenMs + (hiddenAt === null ? 0 : now - hiddenAt);
+      const seconds = Math.max(0, now - currentShownAt - hidden) / 1000;
+      return Math.min(MAX_SECONDS, Math.round(seconds * 10) / 10);
+    }
+
+    function shown() {
+      currentShownAt = performance.now();
+      hiddenMs = 0;
+      hiddenAt = document.hidden ? currentShownAt : null;
+    }
+
     function change(choice) {
       const entry = history[reviewIndex];
-      if (entry.refused || (kind.locked && kind.locked(entry))) return;
+      if (entry.refused) return;
+      if (kind.isSkip(choice) && !kind.isSkip(entry.choice)) {
+        say(`Only new ${kind.word}s can be skipped.`, "warning");
+        return;
+      }
       if (!kind.same(entry.choice, choice)) {
         const previous = entry.choice;
         entry.choice = choice;
-        send(kind.payload(entry.unit, choice), false, false, { entry, previous });
+        // The stored answer this page shows: the server refuses to replace any other.
+        const payload = { ...kind.payload(entry.unit, choice), replaces: kind.token(previous) };
+        send(payload, false, false, { entry, previous });
         say(`Changed to ${kind.describe(choice)}.`);
       }
       reviewIndex += 1;
@@ -257,7 +343,7 @@
       const previous = current || (history.length ? history[history.length - 1].unit : null);
       current = upcoming.shift() || null;
       if (current) {
-        currentShownAt = performance.now();
+        shown();
         render(current, null);
         if (previous && previous.query !== current.query) refreshProgress(); // once per query
       } else if (outbox.busy) {
@@ -300,18 +386,86 @@
 
     function taken(entry, data) {
       countConfirmed(entry, data.result);
+      const origin = pendingEntries.get(entry);
+      if (origin && origin.unskip) forget(origin.entry);
+      // An answer that replaced a skip, or a skip undone, moves the counts the page keeps.
+      if (!entry.isNew && data.result !== "changed" && data.result !== "unchanged") {
+        progressWanted = true;
+      }
       receive(data, tickets.get(entry));
       afterAnswer();
     }
 
     function refused(entry, data) {
-      // A refused change leaves the earlier answer in place; a refused new one is not stored.
       const origin = pendingEntries.get(entry);
-      if (origin && origin.previous) origin.entry.choice = origin.previous;
-      else if (origin) origin.entry.refused = data.error;
+      if (data.conflict && origin) {
+        conflicts.push({ origin, data });
+        showConflict();
+      } else if (origin && origin.previous) {
+        origin.entry.choice = origin.previous; // a refused change leaves the earlier answer
+      } else if (origin && !origin.unskip) {
+        origin.entry.refused = data.error; // a refused new answer is not stored
+      }
       say(data.error, "error");
       receive(data, tickets.get(entry));
       afterAnswer();
+    }
+
+    // ---- Conflicts with an answer stored elsewhere -----------------------------------------
+    // The rater sees both answers and keeps one; nothing is replaced without that choice.
+    function showConflict() {
+      if (!el.conflict || !conflicts.length || !el.conflict.hidden) return;
+      const { origin, data } = conflicts[0];
+      const stored = data.conflict.stored ? kind.fromStored(data.conflict.stored) : null;
+      const mine = origin.entry.choice;
+      const theirs = stored ? kind.describe(stored) : "nothing";
+      el.conflictText.textContent =
+        `You already answered this ${kind.word} (“${origin.entry.unit.query}”) elsewhere, ` +
+        `in another tab or on another device: ${theirs}. This tab sent: ${kind.describe(mine)}.`;
+      el.conflictKeep.textContent = `Keep ${theirs}`;
+      el.conflictKeep.hidden = !stored;
+      el.conflictMine.textContent = `Use ${kind.describe(mine)}`;
+      el.conflict.hidden = false;
+    }
+
+    function settleConflict(useMine) {
+      const { origin, data } = conflicts.shift();
+      const stored = data.conflict.stored ? kind.fromStored(data.conflict.stored) : null;
+      const mine = origin.entry.choice;
+      origin.entry.refused = null;
+      if (useMine) {
+        const payload = { ...kind.payload(origin.entry.unit, mine) };
+        if (data.conflict.replaces) payload.replaces = data.conflict.replaces;
+        send(payload, false, false, { entry: origin.entry, previous: stored });
+        say(`Using ${kind.describe(mine)}.`);
+      } else {
+        origin.entry.choice = stored;
+        say(`Kept ${kind.describe(stored)}.`);
+      }
+      el.conflict.hidden = true;
+      showConflict();
+      if (reviewIndex !== null) render(history[reviewIndex].unit, history[reviewIndex]);
+      else kind.focus.focus({ preventScroll: true });
+    }
+
+    // ---- Skips ---------------------------------------------------------------------------
+    function undoSkip() {
+      const entry = history[reviewIndex];
+      send(kind.unskip(entry.unit), false, false, { entry, unskip: true });
+      say(`Skip undone: the ${kind.word} comes back in your queue while it still needs answers.`);
+      forget(entry);
+    }
+
+    // A skip undone leaves the history; the server's list brings the item back.
+    function forget(entry) {
+      const index = history.indexOf(entry);
+      if (index < 0) return;
+      history.splice(index, 1);
+      answered.delete(entry.unit.id);
+      if (reviewIndex !== null) {
+        reviewIndex = null;
+        returnToFront();
+      }
     }
 
     function afterAnswer() {
@@ -383,6 +537,7 @@
     // ---- Keys ----------------------------------------------------------------------------
     function onKey(event) {
       if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (elsewhere) return;
       const key = keyName(event);
       guard.saw(key);
       if (el.help.open) {
@@ -403,6 +558,10 @@
         if (reviewIndex !== null) returnToFront();
         return;
       }
+      if (key === "u" && reviewIndex !== null && kind.isSkip(history[reviewIndex].choice)) {
+        event.preventDefault();
+        return undoSkip();
+      }
       const action = kind.keyAction(key);
       if (!action) return;
       event.preventDefault(); // arrows would also scroll the page or move a radio choice
@@ -422,9 +581,43 @@
         event.returnValue = "";
       });
       document.addEventListener("keydown", onKey);
-      if (current) render(current, null);
+      document.addEventListener("visibilitychange", () => {
+        const now = performance.now();
+        if (document.hidden) hiddenAt = now;
+        else if (hiddenAt !== null) {
+          hiddenMs += now - hiddenAt;
+          hiddenAt = null;
+        }
+      });
+      if (el.conflict) {
+        el.conflictKeep.addEventListener("click", () => settleConflict(false));
+        el.conflictMine.addEventListener("click", () => settleConflict(true));
+      }
+      watchOtherTabs();
+      if (current) {
+        shown();
+        render(current, null);
+      }
       updateProgress();
       outbox.pump(); // answers kept from an earlier page, if any
+    }
+
+    function watchOtherTabs() {
+      if (!el.elsewhere) return;
+      const lock = tabLock(`${initial.storageKey}:tab`, () => setElsewhere(true));
+      el.elsewhereTake.addEventListener("click", () => {
+        lock.claim();
+        // The other tab may have answered meanwhile: start from the server's list.
+        window.location.reload();
+      });
+      if (lock.elsewhere) setElsewhere(true);
+    }
+
+    function setElsewhere(on) {
+      elsewhere = on;
+      root.classList.toggle("is-elsewhere", on);
+      el.elsewhere.hidden = !on;
+      if (on) el.elsewhereTake.focus({ preventScroll: true });
     }
 
     return {

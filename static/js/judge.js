@@ -1,5 +1,6 @@
 /* The graded judging screen, keyboard first (DESIGN.md section 6): its rendering and its key
- * map. Keys choose labels (letter or number), S skips, X opens "can't judge"; Backspace, Esc,
+ * map. Keys choose labels (letter or number), S skips, X opens "can't judge", U undoes a skip
+ * (on an earlier, skipped document); Backspace, Esc,
  * ?, the queue, the history, the progress and the outbox are the shared core's
  * (judge-core.js, judge-outbox.js). The page works without this file (every button posts a
  * form). No framework, no build step.
@@ -70,8 +71,15 @@
       return payload;
     },
     counts: (choice) => choice.action === "label", // toward the campaign's needed grades
-    locked: (review) => review.choice.action === "skip",
     same: (a, b) => a.action === b.action && a.label === b.label && (a.comment || "") === (b.comment || ""),
+    token: (choice) => (choice.action === "label" ? `label:${choice.label}` : choice.action),
+    fromStored: (stored) => {
+      if (stored.skipped) return { action: "skip" };
+      if (stored.cant_judge) return { action: "cant_judge" };
+      return { action: "label", label: stored.label };
+    },
+    isSkip: (choice) => choice.action === "skip",
+    unskip: (item) => ({ item: item.id, action: "unskip" }),
     keyAction,
     typingKey: (event) => {
       if (event.target === el.cantReason && event.key === "Escape") closeCant(true);
@@ -88,7 +96,7 @@
     el.docSnippet.textContent = item.snippet || "";
     root.querySelectorAll("[data-item-field]").forEach((field) => (field.value = item.id));
     const reviewing = Boolean(review);
-    const locked = reviewing && (review.refused || review.choice.action === "skip");
+    const locked = reviewing && Boolean(review.refused);
     labels.forEach((label) => {
       label.button.disabled = locked;
       if (reviewing) {
@@ -105,7 +113,9 @@
   }
 
   function banner(review) {
-    if (review.choice.action === "skip") return "You skipped this document. Esc returns.";
+    if (review.choice.action === "skip") {
+      return "You skipped this document. Choose a label to grade it, U to undo the skip, or Esc to return.";
+    }
     return `Changing an earlier grade (now ${describe(review.choice)}). Choose a label to change it, or Esc to return.`;
   }
 

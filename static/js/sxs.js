@@ -1,7 +1,8 @@
 /* The side-by-side screen, keyboard first (DESIGN.md section 6): its rendering and its key
  * map. Left arrow or A: left better; Down arrow or S: about the same; Right arrow or D: right
  * better. 1 / 2 / 3 choose how much better (slightly, clearly, much) before the arrow, and the
- * same number again clears it; R writes a reason. Backspace, Esc, ?, the queue, the history,
+ * same number again clears it; R writes a reason; X: can't judge; N: skip (U undoes it, on an
+ * earlier skipped task); changing an answer clears the old reason. Backspace, Esc, ?, the queue, the history,
  * the progress and the outbox are the shared core's (judge-core.js, judge-outbox.js).
  * The client never knows which side is which: it sends only the side the rater preferred.
  * The page works without this file (every button posts the form). No framework, no build step.
@@ -23,14 +24,34 @@
     left: $("choose-left"),
     same: $("choose-same"),
     right: $("choose-right"),
+    cant_judge: $("cant-judge-button"),
+    skip: $("skip-button"),
   };
-  const CHOICE_KEYS = { ArrowLeft: "left", a: "left", ArrowDown: "same", s: "same", ArrowRight: "right", d: "right" };
+  const unskipButton = $("unskip-button"); // the page of an earlier, skipped task
+  const CHOICE_KEYS = {
+    ArrowLeft: "left",
+    a: "left",
+    ArrowDown: "same",
+    s: "same",
+    ArrowRight: "right",
+    d: "right",
+    x: "cant_judge",
+    n: "skip",
+  };
   const STRENGTH_KEYS = { 1: 1, 2: 2, 3: 3 };
-  const WORDS = { left: "Left better", same: "About the same", right: "Right better" };
+  const WORDS = {
+    left: "Left better",
+    same: "About the same",
+    right: "Right better",
+    cant_judge: "Can't judge",
+    skip: "Skipped",
+  };
+  const SIDES = ["left", "same", "right"];
   const STRENGTH_WORDS = { 1: "slightly", 2: "clearly", 3: "much" };
 
   function describe(choice) {
-    const strength = choice.chosen !== "same" && choice.strength ? ` (${STRENGTH_WORDS[choice.strength]})` : "";
+    const sided = choice.chosen === "left" || choice.chosen === "right";
+    const strength = sided && choice.strength ? ` (${STRENGTH_WORDS[choice.strength]})` : "";
     return WORDS[choice.chosen] + strength;
   }
 
@@ -70,12 +91,13 @@
       return {
         guarded: true,
         run: () => {
-          if (!buttons[chosen].disabled) choose(chosen);
+          if (buttons[chosen] && !buttons[chosen].disabled) choose(chosen);
         },
       };
     }
     if (STRENGTH_KEYS[key]) return { run: () => toggleStrength(STRENGTH_KEYS[key]) };
     if (key === "r") return { run: () => el.reason.focus() };
+    if (key === "u" && unskipButton) return { run: () => unskipButton.click() };
     return null;
   }
 
@@ -98,17 +120,22 @@
     focus: el.sides,
     render,
     banner: (review) =>
-      `Changing an earlier answer (now ${describe(review.choice)}). Choose again to change it, or Esc to return.`,
+      review.choice.chosen === "skip"
+        ? "You skipped this task. Choose a side (or X) to answer it, U to undo the skip, or Esc to return."
+        : `Changing an earlier answer (now ${describe(review.choice)}). Choose again to change it, or Esc to return.`,
     describe,
-    disable: () => Object.values(buttons).forEach((button) => (button.disabled = true)),
-    payload: (task, choice) => ({
-      task: task.id,
-      chosen: choice.chosen,
-      strength: choice.strength,
-      reason: choice.reason,
-    }),
-    counts: () => true, // every new verdict counts toward the comparison's needed ones
+    disable: () => Object.values(buttons).forEach((button) => button && (button.disabled = true)),
+    payload: (task, choice) => {
+      if (choice.chosen === "skip") return { task: task.id, action: "skip" };
+      return { task: task.id, chosen: choice.chosen, strength: choice.strength, reason: choice.reason };
+    },
+    counts: (choice) => SIDES.includes(choice.chosen), // can't-judge and skips count toward nothing
     same: (a, b) => a.chosen === b.chosen && a.strength === b.strength && a.reason === b.reason,
+    token: (choice) => (choice.strength && SIDES.includes(choice.chosen) ? `${choice.chosen}:${choice.strength}` : choice.chosen),
+    fromStored: (stored) =>
+      stored.skipped ? { chosen: "skip" } : { chosen: stored.chosen, strength: stored.strength || null, reason: "" },
+    isSkip: (choice) => choice.chosen === "skip",
+    unskip: (task) => ({ task: task.id, action: "unskip" }),
     keyAction,
     typingKey: (event) => {
       if (event.target === el.reason && (event.key === "Escape" || event.key === "Enter")) {
@@ -172,7 +199,8 @@
     setStrength(reviewing ? review.choice.strength : null);
     el.reason.value = reviewing ? review.choice.reason || "" : "";
     Object.entries(buttons).forEach(([chosen, button]) => {
-      button.disabled = locked;
+      if (!button) return;
+      button.disabled = locked || (chosen === "skip" && reviewing);
       button.classList.remove("is-chosen");
       if (reviewing) button.setAttribute("aria-pressed", String(review.choice.chosen === chosen));
       else button.removeAttribute("aria-pressed");
@@ -186,18 +214,28 @@
       return;
     }
     if (!screen.reviewing && screen.current) buttons[chosen].classList.add("is-chosen");
-    screen.choose({
-      chosen,
-      strength: chosen === "same" ? null : strengthValue(),
-      reason: el.reason.value.trim(),
-    });
+    if (chosen === "skip") {
+      screen.choose({ chosen });
+      return;
+    }
+    let reason = el.reason.value.trim();
+    const review = screen.review;
+    // A reason belongs to its answer: another answer starts without the old one, unless the
+    // rater wrote a new one.
+    const cleared = review && review.choice.chosen !== chosen && reason && reason === (review.choice.reason || "");
+    if (cleared) reason = "";
+    screen.choose({ chosen, strength: SIDES.includes(chosen) && chosen !== "same" ? strengthValue() : null, reason });
+    if (cleared) {
+      screen.say(`Changed to ${WORDS[chosen]}; the earlier reason was cleared: it was about the other answer.`, "warning");
+    }
   }
 
   el.form.addEventListener("submit", (event) => {
     event.preventDefault();
     const button = event.submitter;
-    if (!button || button.disabled || button.name !== "chosen") return;
-    choose(button.value);
+    if (!button || button.disabled) return;
+    if (button.name === "chosen") choose(button.value);
+    else if (button.value === "cant_judge" || button.value === "skip") choose(button.value);
   });
 
   screen.start();

@@ -55,11 +55,21 @@ def test_changes_between_a_label_and_cant_judge(setup):
     item = queue_items(rater=r0, campaign=campaign)[0]
     grade_submit(rater=r0, campaign=campaign, item_id=item.pk, cant_judge=True)
     assert PoolItem.objects.get(pk=item.pk).counted == 0
-    grade_submit(rater=r0, campaign=campaign, item_id=item.pk, label_id=good.pk)
+    grade_submit(
+        rater=r0, campaign=campaign, item_id=item.pk, label_id=good.pk, replaces="cant_judge"
+    )
     assert PoolItem.objects.get(pk=item.pk).counted == 1
-    grade_submit(rater=r0, campaign=campaign, item_id=item.pk, label_id=bad.pk)
+    grade_submit(
+        rater=r0,
+        campaign=campaign,
+        item_id=item.pk,
+        label_id=bad.pk,
+        replaces=f"label:{good.pk}",
+    )
     assert PoolItem.objects.get(pk=item.pk).counted == 1
-    grade_submit(rater=r0, campaign=campaign, item_id=item.pk, cant_judge=True)
+    grade_submit(
+        rater=r0, campaign=campaign, item_id=item.pk, cant_judge=True, replaces=f"label:{bad.pk}"
+    )
     assert PoolItem.objects.get(pk=item.pk).counted == 0
     assert_counted_exact()
 

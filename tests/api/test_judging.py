@@ -53,7 +53,18 @@ def test_a_leased_item_is_graded_once_then_changed_with_history(personas):
     assert first.json()["grade"]["label"] == "Good"
     again = _grade(client, item, label="Good")
     assert (again.status_code, again.json()["result"]) == (200, "unchanged")
-    changed = _grade(client, item, cant_judge=True, comment="broken page")
+    # A different grade from a script that had not read the stored one: a conflict that says
+    # what is stored, and the token that replaces it.
+    unseen = _grade(client, item, cant_judge=True, comment="broken page")
+    assert unseen.status_code == 409
+    assert unseen.json()["conflict"]["replaces"] == first.json()["grade"]["replaces"]
+    changed = _grade(
+        client,
+        item,
+        cant_judge=True,
+        comment="broken page",
+        replaces=unseen.json()["conflict"]["replaces"],
+    )
     assert (changed.status_code, changed.json()["result"]) == (200, "changed")
     assert changed.json()["grade"]["cant_judge"] is True
     assert Grade.objects.count() == 1

@@ -141,3 +141,52 @@ def test_a_manager_sets_up_a_comparison_and_reads_its_tasks(personas, data):
     )
     assert twice.status_code == 400
     assert twice.json()["detail"] == "No run named 'nope' in this campaign."
+
+
+def test_the_api_keeps_the_answer_rules_skip_cant_judge_and_conflicts(personas):
+    comparison = make_comparison(personas.campaign, distinct_lists(3))
+    client = api_client_for(personas, "rater")
+    queue = f"/api/v1/comparisons/{comparison.pk}/queue/"
+    skip_url = f"/api/v1/comparisons/{comparison.pk}/queue/skip/"
+    first = client.get(queue).json()["tasks"][0]["id"]
+    skipped = client.post(skip_url, {"task": first}, format="json")
+    assert (skipped.status_code, skipped.json()["result"]) == (200, "skipped")
+    # A verdict on the skipped task, from a script that did not know of the skip: 409.
+    refused = _verdict(client, comparison, first, "left")
+    assert refused.status_code == 409
+    assert refused.json()["conflict"] == {"stored": {"skipped": True}, "replaces": "skip"}
+    undone = client.post(skip_url, {"task": first, "undo": True}, format="json")
+    assert undone.json()["result"] == "unskipped"
+    assert first in [t["id"] for t in client.get(queue).json()["tasks"]]
+    cant = _verdict(client, comparison, first, "cant_judge", reason="blank pages")
+    assert cant.status_code == 201
+    body = cant.json()["verdict"]
+    assert (body["chosen"], body["cant_judge"], body["replaces"]) == (
+        "cant_judge",
+        True,
+        "cant_judge",
+    )
+    # Changing it needs the token the API gave; without, a conflict that names what is stored.
+    unseen = _verdict(client, comparison, first, "right", strength=2)
+    assert unseen.status_code == 409
+    assert unseen.json()["conflict"]["stored"] == {"chosen": "cant_judge", "strength": None}
+    changed = _verdict(client, comparison, first, "right", strength=2, replaces=body["replaces"])
+    assert (changed.status_code, changed.json()["result"]) == (200, "changed")
+    assert changed.json()["verdict"]["replaces"] == "right:2"
+    verdict = Verdict.objects.get()
+    assert (verdict.cant_judge, verdict.reason) == (False, "")
+
+
+def test_an_outsider_cannot_skip_a_task(personas):
+    comparison = make_comparison(personas.campaign, distinct_lists(1))
+    task = (
+        api_client_for(personas, "rater")
+        .get(f"/api/v1/comparisons/{comparison.pk}/queue/")
+        .json()["tasks"][0]["id"]
+    )
+    for persona in ("other_rater", "outsider", "other_manager"):
+        response = api_client_for(personas, persona).post(
+            f"/api/v1/comparisons/{comparison.pk}/queue/skip/", {"task": task}, format="json"
+        )
+        assert response.status_code == 404, persona
+    assert not TaskLease.objects.exclude(rater=personas.rater).exists()

@@ -75,6 +75,9 @@ def world(personas):
 
 
 def test_the_managers_pages_render_without_a_csp_violation(world, personas, live_server, page):
+    from tests.llmjudge.helpers import make_judge
+
+    make_judge(personas.campaign, "http://127.0.0.1:9/v1")  # its page previews a prompt
     seen = _watch(page)
     _log_in(page, live_server, "manager")
     base = live_server.url
@@ -84,6 +87,8 @@ def test_the_managers_pages_render_without_a_csp_violation(world, personas, live
         "/campaigns/campaign-a/",
         "/campaigns/campaign-a/settings/",
         "/campaigns/campaign-a/raters/",
+        "/campaigns/campaign-a/invitations/",
+        "/preferences/",
         "/campaigns/campaign-a/comparisons/",
         f"/campaigns/campaign-a/comparisons/{world.pk}/",
         "/tokens/",
@@ -93,6 +98,8 @@ def test_the_managers_pages_render_without_a_csp_violation(world, personas, live
         "/reports/campaign-a/queries/",
         "/reports/campaign-a/sources/",
         "/reports/campaign-a/disagreements/",
+        "/campaigns/campaign-a/judges/",
+        "/campaigns/campaign-a/judges/fake/",
         "/admin/",
         "/admin/annotate/grade/",
         "/api/v1/campaigns/",

@@ -236,7 +236,7 @@ def test_grades_kept_by_an_earlier_judging_page_are_sent_and_counted(personas, l
     page.goto(f"{live_server.url}/judge/campaign-a/")
     item = page.evaluate("JSON.parse(document.getElementById('judge-state').textContent).items[0]")
     item_pk = item_id(personas.rater, item["id"])
-    Lease.objects.filter(rater=personas.rater).update(legacy=True)  # as migration 0014 does
+    Lease.objects.filter(rater=personas.rater).update(legacy=True)  # as migration 0017 does
     kept = {
         "payload": {"item": item_pk, "action": "label", "label": bad.pk, "seconds": 2.5},
         "isNew": True,
@@ -262,7 +262,7 @@ def test_verdicts_kept_by_an_earlier_sxs_page_are_sent_and_counted(personas, liv
     page.goto(sxs_url(live_server, comparison))
     task = page.evaluate("JSON.parse(document.getElementById('sxs-state').textContent).tasks[0]")
     task_pk = task_id(personas.rater, task["id"])
-    TaskLease.objects.filter(rater=personas.rater).update(legacy=True)  # as migration 0014 does
+    TaskLease.objects.filter(rater=personas.rater).update(legacy=True)  # as migration 0017 does
     # The earlier side-by-side page kept no `counts` in its entries.
     kept = {
         "payload": {"task": task_pk, "chosen": "left", "strength": None, "reason": "",
@@ -339,8 +339,10 @@ def test_the_sxs_help_lists_its_own_keys_not_the_graded_ones(personas, live_serv
     help_dialog = toggle_help(page, shown=True)
     expect(help_dialog.locator("tr", has_text="About the same")).to_contain_text("S")
     expect(help_dialog.locator("tr", has_text="Left better")).to_contain_text("A")
-    expect(help_dialog).not_to_contain_text("Skip")
-    expect(help_dialog).not_to_contain_text("Can't judge")
+    # Skip and can't-judge have this screen's own keys (S is About the same here).
+    expect(help_dialog.locator("tr", has_text="Skip for now")).to_contain_text("N")
+    expect(help_dialog.locator("tr", has_text="Can't judge")).to_contain_text("X")
+    expect(help_dialog.locator("tr", has_text="About the same")).not_to_contain_text("Skip")
     toggle_help(page, shown=False)
 
     # The campaign's guidelines name the graded keys: shown apart, and said to be the graded

@@ -169,6 +169,8 @@ def test_seed_002_end_to_end_in_the_browser_gives_minus_a_quarter(
     page.keyboard.press(correct)
     expect(page.locator("#query-text")).to_have_text(fourth)
     expect(page.locator("#change-banner")).to_be_hidden()
+    # The reason went with the answer it was given with, and the screen says so.
+    expect(page.locator("#notice")).to_contain_text("earlier reason was cleared")
 
     # Task 4: the candidate is worse. The screen ignores a repeat of the same key within
     # 150 ms (a double tap must not answer a task unread), so read it a moment first.
@@ -180,8 +182,10 @@ def test_seed_002_end_to_end_in_the_browser_gives_minus_a_quarter(
     assert {q: v.value for q, v in verdicts.items()} == WANTED
     assert verdicts["how to descale a kettle"].strength == 2
     lisbon = verdicts["cheap flights to lisbon"]
-    assert lisbon.reason == "Misses the cheap fares the query asks for"
-    assert VerdictChange.objects.get().verdict == lisbon
+    assert lisbon.reason == ""  # a changed verdict has no stale reason
+    earlier = VerdictChange.objects.get()
+    assert earlier.verdict == lisbon
+    assert earlier.reason == "Misses the cheap fares the query asks for"  # kept in history
     assert all(v.seconds is not None for v in verdicts.values())
 
     # The manager reads the report.

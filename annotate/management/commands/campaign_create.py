@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import IntegrityError, transaction
-from django.utils.text import slugify
 
 from annotate.models import Aggregation, Role
 from annotate.services.campaigns import campaign_create, membership_set
+from annotate.services.slugs import random_slug, slug_from_name
 
 
 class Command(BaseCommand):
@@ -34,9 +34,9 @@ class Command(BaseCommand):
         missing = sorted(set(wanted) - set(found))
         if missing:
             raise CommandError(f"no such user: {', '.join(missing)}")
-        slug = options["slug"] or slugify(options["name"])[:80]
-        if not slug:
-            raise CommandError("the name gives an empty slug: pass --slug")
+        # Any script is transliterated (篮球鞋 -> lanqiuxie); a name with nothing to make a slug
+        # from gets a random one, printed below.
+        slug = options["slug"] or slug_from_name(options["name"]) or random_slug()
         try:
             with transaction.atomic():
                 campaign = campaign_create(

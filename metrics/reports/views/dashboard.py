@@ -25,6 +25,7 @@ from annotate.services.adjudication import (
     adjudication_clear,
     adjudication_set,
 )
+from annotate.services.preferences import csv_bom_wanted
 from metrics.reports import dashboard_tables as tables
 from metrics.reports.forms import AdjudicationForm, BasisForm
 from metrics.reports.presenting import age_text, basis_text, csv_response
@@ -64,7 +65,9 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 
     download = request.GET.get("download")
     if download:
-        return _dashboard_csv(campaign, download, raters, timeline, agreement, names)
+        return _dashboard_csv(
+            campaign, download, raters, timeline, agreement, names, bom=csv_bom_wanted(request)
+        )
 
     pool = PoolProgress(**progress["pool"], leased=leases.items)
     context = {
@@ -89,7 +92,9 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "metrics/dashboard.html", context)
 
 
-def _dashboard_csv(campaign, download, raters, timeline, agreement, names) -> HttpResponse:
+def _dashboard_csv(
+    campaign, download, raters, timeline, agreement, names, *, bom: bool
+) -> HttpResponse:
     downloads = {
         "raters": ("raters", lambda: tables.raters_table(raters), []),
         "timeline": (f"grades-per-{timeline.unit}", lambda: tables.timeline_table(timeline), []),
@@ -107,7 +112,9 @@ def _dashboard_csv(campaign, download, raters, timeline, agreement, names) -> Ht
         )
     name, table, notes = downloads[download]
     header, rows = table()
-    return csv_response(campaign=campaign, name=name, header=header, rows=rows, notes=notes)
+    return csv_response(
+        campaign=campaign, name=name, header=header, rows=rows, notes=notes, bom=bom
+    )
 
 
 @login_required
@@ -135,6 +142,7 @@ def _disagreements_page(
             header=header,
             rows=rows,
             notes=[basis_text(rule=rule, source=None)],
+            bom=csv_bom_wanted(request),
         )
     found = disagreements(campaign=campaign, rule=rule, only_open=only_open, limit=PAGE)
     context = {

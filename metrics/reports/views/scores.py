@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET
 
 from annotate.models import Campaign
 from annotate.selectors import campaign_managed_by
+from annotate.services.preferences import csv_bom_wanted
 from metrics.decide.ndcg import COMPARE_SEED, ComparisonReport, comparison_report
 from metrics.reports import charts
 from metrics.reports import scores_tables as tables
@@ -125,7 +126,10 @@ def _download(request: HttpRequest, page: _Page, downloads: Downloads, notes: li
         )
     name, table = downloads[wanted]
     header, rows = table()
-    return csv_response(campaign=page.campaign, name=name, header=header, rows=rows, notes=notes)
+    return csv_response(
+        campaign=page.campaign, name=name, header=header, rows=rows, notes=notes,
+        bom=csv_bom_wanted(request),
+    )  # fmt: skip
 
 
 @login_required

@@ -21,13 +21,15 @@ from annotate.models import Campaign
 from annotate.selectors import campaign_managed_by
 from annotate.services.imports import ImportFailed
 from annotate.services.labels.add import ADD_ACTIONS, label_source_add
+from annotate.services.preferences import csv_bom_wanted
 from jobs.web import start_sources_job
 from metrics.reports import charts
 from metrics.reports.forms_sources import CompetitorForm, DeriveForm, LogForm, SourcesSettingsForm
 from metrics.reports.presenting import csv_response
 from metrics.services.label_sources import RATERS, SourcesReport, SourceSummary, sources_report
+from metrics.services.label_sources_raters import flips
 
-DOWNLOADS = ("scores", "agreement", "confusion", "orders")
+DOWNLOADS = ("scores", "agreement", "confusion", "orders", "raters")
 
 
 @login_required
@@ -52,7 +54,7 @@ def sources(request: HttpRequest, slug: str) -> HttpResponse:
         header, rows = TABLES[download](report)
         return csv_response(
             campaign=campaign, name=f"label-sources-{download}", header=header, rows=rows,
-            notes=notes,
+            notes=notes, bom=csv_bom_wanted(request),
         )  # fmt: skip
     context = {
         "campaign": campaign,
@@ -66,9 +68,37 @@ def sources(request: HttpRequest, slug: str) -> HttpResponse:
         "agreements": _named(report, report.agreements),
         "orders": _named(report, report.orders),
         "chart_svg": _chart(report) if report.runs else "",
+        "models": _model_rows(report),
+        "human": _human(report),
         "settings_query": _settings_query(request),
     }
     return render(request, "metrics/sources.html", context)
+
+
+def _model_rows(report: SourcesReport) -> list[dict]:
+    """Each model source against the raters, with the pairs of runs it orders the other way."""
+    if report.raters is None:
+        return []
+    return [
+        {
+            "x": m,
+            "kappa": _figure(m.mean.kappa),
+            "alpha": _figure(m.mean.alpha),
+            "flips": flips(runs=report.runs, a=RATERS, b=m.source, ndcg=report.ndcg),
+        }
+        for m in report.raters.models
+    ]
+
+
+def _human(report: SourcesReport) -> dict:
+    if report.raters is None:
+        return {}
+    h = report.raters.human
+    return {"kappa": _figure(h.kappa), "alpha": _figure(h.alpha), "pairs": h.pairs}
+
+
+def _figure(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
 
 
 def _settings_query(request: HttpRequest) -> str:
@@ -90,12 +120,24 @@ def describe(source: SourceSummary) -> str:
         )
     if source.kind == "clicks" and "thresholds" in p:
         return _describe_clicks(p)
+    if source.kind == "model" and "model" in p:
+        return _describe_model(p)
     if source.kind == "purchases" and "bought_grade" in p:
         return (
             f"purchases from log {p['log']!r}: bought {p['bought_grade']:g}, shown and not "
             f"bought {p['not_bought_grade']:g}"
         )
     return f"imported from {p['file']}" if p.get("file") else "imported"
+
+
+def _describe_model(p: dict) -> str:
+    samples = f", {p['samples']} samples by {p['rule']}" if p.get("samples", 1) > 1 else ""
+    text = (
+        f"language model {p['model']} at {p['endpoint']} (temperature {p['temperature']:g}"
+        f"{samples}): {p['labelled']:,} of {p['items']:,} items labelled, "
+        f"{p['no_answer']:,} unreadable answers, {p['failed']:,} failed"
+    )
+    return f"{text}; stopped early: {p['stopped']}" if p.get("stopped") else text
 
 
 def _describe_clicks(p: dict) -> str:
@@ -201,11 +243,24 @@ def _orders_table(report: SourcesReport):
     return header, rows
 
 
+def _raters_table(report: SourcesReport):
+    """Each model source against each rater, then the raters against each other."""
+    header = ["source a", "source b", "pairs both", "exact agreement", "weighted kappa (linear)",
+              "krippendorff alpha (ordinal)", "note"]  # fmt: skip
+    if report.raters is None:
+        return header, []
+    pairs = [a for m in report.raters.models for a in m.per_rater]
+    pairs += report.raters.between_raters
+    rows = [[a.a, a.b, a.both, a.exact, a.kappa, a.alpha, a.note] for a in pairs]
+    return header, rows
+
+
 TABLES: dict[str, Callable[[SourcesReport], tuple[list[str], list[list]]]] = {
     "scores": _scores_table,
     "agreement": _agreement_table,
     "confusion": _confusion_table,
     "orders": _orders_table,
+    "raters": _raters_table,
 }
 
 

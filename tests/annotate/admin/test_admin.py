@@ -17,7 +17,17 @@ from annotate import models as m
 pytestmark = pytest.mark.django_db
 
 MODELS = sorted(apps.get_app_config("annotate").get_models(), key=lambda model: model.__name__)
-READ_ONLY = {m.GradeChange, m.VerdictChange, m.TokenName}  # shown, never written by hand
+# Shown, never written by hand (AnswerClaim: kept by triggers; accounts: made and revoked on
+# the manager's pages).
+READ_ONLY = {
+    m.GradeChange,
+    m.VerdictChange,
+    m.TokenName,
+    m.AnswerClaim,
+    m.Invitation,
+    m.PasswordResetLink,
+    m.Preferences,
+}
 
 
 def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
@@ -55,6 +65,8 @@ def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
     m.TaskLease.objects.create(
         task=task, rater=rater, candidate_side="R", expires_at=timezone.now() + timedelta(hours=1)
     )
+    skipped = m.SxsTask.objects.create(comparison=comparison, query=query, position=1)
+    m.TaskSkip.objects.create(task=skipped, rater=rater)
     m.Adjudication.objects.create(pool_item=item, label=good, manager=None, note=f"{tag} ruling")
     token, _ = AuthToken.objects.create(rater)
     m.TokenName.objects.create(token=token, user=rater, name=f"{tag} notebook")
@@ -63,6 +75,14 @@ def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
     m.BehaviourStat.objects.create(
         log=log, query=query, document=doc, position=1, impressions=10, clicks=3
     )
+    m.Invitation.objects.create(
+        campaign=campaign, name=f"{tag} invitee", digest=f"{tag}-digest",
+        expires_at=timezone.now() + timedelta(days=1),
+    )  # fmt: skip
+    m.PasswordResetLink.objects.create(
+        user=rater, digest=f"{tag}-reset", expires_at=timezone.now() + timedelta(days=1)
+    )
+    m.Preferences.objects.create(user=rater, csv_bom=True)
     return {"query": query, "grade": grade, "item": item, "run": runs[0], "label": good}
 
 

@@ -1,5 +1,5 @@
 """Handles instead of ids (#24): what they are, the old ids taken once for leases held when
-handles came, the sides redrawn by migration 0014, and the API's filters that must not turn
+handles came, the sides redrawn by migration 0017, and the API's filters that must not turn
 an id into a handle for a rater."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tests.annotate.queue_helpers import build_pool, handle, item_id
 from tests.annotate.sxs_helpers import distinct_lists, make_comparison, post_json, sxs_url
 from tests.api.conftest import api_client_for
 
-MIGRATION = importlib.import_module("annotate.migrations.0014_blind_handles_side_secret")
+MIGRATION = importlib.import_module("annotate.migrations.0017_blind_handles_side_secret")
 
 
 def test_a_handle_names_its_task_for_its_rater_and_kind_only():

@@ -59,7 +59,9 @@ def test_leasing_answering_and_releasing_keep_the_task_counters(personas, compar
     (task, _side), *_ = held[first.pk]
     verdict_submit(rater=first, comparison=comparison, task_id=task.pk, chosen="left")
     assert SxsTask.objects.get(pk=task.pk).counted == 1
-    verdict_submit(rater=first, comparison=comparison, task_id=task.pk, chosen="right")  # change
+    verdict_submit(  # a change
+        rater=first, comparison=comparison, task_id=task.pk, chosen="right", replaces="left"
+    )
     assert SxsTask.objects.get(pk=task.pk).counted == 1
     assert_tasks_exact()
     assert sxs_lease_release(comparison=comparison, rater=second) > 0

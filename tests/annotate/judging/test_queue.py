@@ -78,7 +78,17 @@ def test_changing_a_grade_keeps_the_old_value_and_its_time(setup):
     item = queue_items(rater=r0, campaign=campaign)[0]
     grade = grade_submit(rater=r0, campaign=campaign, item_id=item.pk, label_id=good.pk).grade
     given_at = grade.changed_at
-    outcome = grade_submit(rater=r0, campaign=campaign, item_id=item.pk, label_id=bad.pk)
+    # A page that had not shown the stored grade (a second tab) is refused: a conflict.
+    with pytest.raises(GradeRefused) as refused:
+        grade_submit(rater=r0, campaign=campaign, item_id=item.pk, label_id=bad.pk)
+    assert refused.value.status == 409
+    assert refused.value.details["conflict"] == {
+        "stored": {"label": good.pk, "cant_judge": False},
+        "replaces": f"label:{good.pk}",
+    }
+    outcome = grade_submit(
+        rater=r0, campaign=campaign, item_id=item.pk, label_id=bad.pk, replaces=f"label:{good.pk}"
+    )
     assert outcome.changed
     grade.refresh_from_db()
     assert grade.label == bad

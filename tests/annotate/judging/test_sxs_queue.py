@@ -118,7 +118,18 @@ def test_a_change_keeps_the_earlier_answer_and_the_recorded_side(personas):
     comparison = make_comparison(personas.campaign, distinct_lists(2))
     ((task, side),) = sxs_queue(rater=personas.rater, comparison=comparison)
     verdict_submit(rater=personas.rater, task_id=task.pk, chosen="left", strength=3, reason="a")
-    outcome = verdict_submit(rater=personas.rater, task_id=task.pk, chosen="same", strength=3)
+    # From a page that had not shown "left, much" (a second tab): a conflict, shown in the
+    # page's own terms whichever side the candidate was on.
+    with pytest.raises(VerdictRefused) as refused:
+        verdict_submit(rater=personas.rater, task_id=task.pk, chosen="same")
+    assert refused.value.status == 409
+    assert refused.value.details["conflict"] == {
+        "stored": {"chosen": "left", "strength": 3},
+        "replaces": "left:3",
+    }
+    outcome = verdict_submit(
+        rater=personas.rater, task_id=task.pk, chosen="same", strength=3, replaces="left:3"
+    )
     assert outcome.changed
     verdict = Verdict.objects.get()
     assert (verdict.value, verdict.strength, verdict.candidate_side) == ("S", None, side)

@@ -231,7 +231,11 @@ def test_back_without_javascript_links_the_last_grade_and_allows_a_change(person
     page = client.get(item_url)
     assert page.status_code == 200
     assert 'aria-pressed="true"' in page.content.decode()
-    response = client.post(item_url, {"item": 999999, "label": bad.pk})  # the URL decides
+    assert f'name="replaces" value="label:{good.pk}"' in page.content.decode()
+    # Without what the page showed (a form from before the grade), a conflict; with it, a change.
+    assert client.post(item_url, {"item": item_id, "label": bad.pk}).status_code == 409
+    posted = {"item": 999999, "label": bad.pk, "replaces": page.context["replaces"]}
+    response = client.post(item_url, posted)  # the URL decides the item
     assert response.status_code == 302
     grade = Grade.objects.get(rater=personas.rater, pool_item_id=item_id(personas.rater, shown))
     assert grade.label == bad
@@ -282,10 +286,12 @@ def test_a_json_change_keeps_the_old_value(personas, pool):
     first = client.get(queue_url()).json()["items"][0]["id"]
     good, fair = (personas.campaign.labels.get(name=n) for n in ("Good", "Fair"))
     post_json(client, api_url(), {"item": first, "label": good.pk})
-    data = post_json(client, api_url(), {"item": first, "label": fair.pk}).json()
+    change = {"item": first, "label": fair.pk, "replaces": f"label:{good.pk}"}
+    data = post_json(client, api_url(), change).json()
     assert data["result"] == "changed"
     assert GradeChange.objects.get().label == good
-    data = post_json(client, api_url(), {"item": first, "action": "cant_judge", "comment": "?"})
+    cant = {"item": first, "action": "cant_judge", "comment": "?", "replaces": f"label:{fair.pk}"}
+    data = post_json(client, api_url(), cant)
     assert data.json()["result"] == "changed"
     assert GradeChange.objects.count() == 2
 
@@ -411,17 +417,22 @@ def test_history_lists_my_grades_with_their_earlier_values(personas, pool):
     good, bad = (personas.campaign.labels.get(name=n) for n in ("Good", "Bad"))
     post_json(client, api_url(), {"item": items[0]["id"], "label": good.pk})
     post_json(client, api_url(), {"item": items[1]["id"], "action": "cant_judge", "comment": "404"})
-    post_json(client, api_url(), {"item": items[0]["id"], "label": bad.pk})
+    change = {"item": items[0]["id"], "label": bad.pk, "replaces": f"label:{good.pk}"}
+    post_json(client, api_url(), change)
+    post_json(client, api_url(), {"item": items[2]["id"], "action": "skip"})
     response = client.get(reverse("annotate:judge_history", kwargs={"slug": "campaign-a"}))
     html = response.content.decode()
     assert response.status_code == 200
     assert "<s>Good</s>" in html  # the old value, kept
     assert "Can't judge" in html and "(404)" in html
     assert items[0]["title"] in html and items[0]["query"] in html
+    assert items[2]["title"] in html and "Skipped" in html  # a skip is listed too
     change = reverse("annotate:judge_item", kwargs={"slug": "campaign-a", "handle": items[0]["id"]})
     assert f'href="{change}?next=history"' in html
     # Changing from the history goes back to the history.
-    response = client.post(f"{change}?next=history", {"label": good.pk})
+    response = client.post(
+        f"{change}?next=history", {"label": good.pk, "replaces": f"label:{bad.pk}"}
+    )
     assert response["Location"].endswith("/history/")
 
 

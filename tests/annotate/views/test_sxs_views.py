@@ -172,7 +172,10 @@ def test_changing_an_answer_on_its_page_keeps_the_sides_and_the_earlier_answer(
     html = page.content.decode()
     assert "Right better (much)" in html
     assert 'id="choose-right" aria-keyshortcuts="ArrowRight D" aria-pressed="true"' in html
-    response = client.post(url, {"task": 12345, "chosen": "same"})  # the URL names the task
+    assert 'name="replaces" value="right:3"' in html
+    assert client.post(url, {"task": task_id, "chosen": "same"}).status_code == 409  # unseen
+    posted = {"task": 12345, "chosen": "same", "replaces": page.context["replaces"]}
+    response = client.post(url, posted)  # the URL names the task
     assert response.status_code == 302
     verdict = Verdict.objects.get()
     expected = (task_id(personas.rater, shown), "S", None)
@@ -212,7 +215,9 @@ def test_a_json_answer_is_stored_once_and_answers_with_what_comes_next(personas,
     again = post_json(client, sxs_url(comparison, "sxs_api"), body).json()
     assert first["result"] == "created" and again["result"] == "unchanged"
     assert Verdict.objects.count() == 1
-    assert first["progress"]["done"] == 1
+    assert "progress" not in first  # counting is slow: the page asks for it once per query
+    progress = client.get(sxs_url(comparison, "sxs_api_progress")).json()
+    assert progress["progress"]["done"] == 1
     assert [t["query"] for t in first["tasks"]] == ["query text q1", "query text q2"]
 
 
@@ -229,7 +234,14 @@ def test_the_progress_endpoint_counts_for_the_rater_alone(personas, comparison, 
         return
     data = response.json()
     # Three queries, one task each, one rater per task: one answered, two left.
-    assert data["progress"] == {"done": 1, "left": 2, "assigned": 3}
+    assert data["progress"] == {
+        "done": 1,
+        "verdicts": 1,
+        "cant_judge": 0,
+        "skipped": 0,
+        "left": 2,
+        "assigned": 3,
+    }
     assert data["overall"] == {"counted": 1, "needed": 3}
 
 
@@ -342,3 +354,32 @@ def test_the_lease_side_decides_what_is_shown_on_the_left(personas, comparison):
     left_titles = [d["title"] for d in task["left"]]
     expected = "b" if lease.candidate_side == Side.LEFT else "a"  # candidate docs are q0-b*
     assert left_titles == [f"Title of q0-{expected}{j}" for j in range(3)]
+
+
+def test_my_answers_lists_verdicts_cant_judge_and_skips_as_the_rater_saw_them(personas, comparison):
+    client = personas.client_for("rater")
+    url = sxs_url(comparison, "sxs_api")
+    tasks = client.get(sxs_url(comparison, "sxs_api_queue")).json()["tasks"]
+    post_json(client, url, {"task": tasks[0]["id"], "chosen": "right", "strength": 2})
+    post_json(client, url, {"task": tasks[0]["id"], "chosen": "left", "replaces": "right:2"})
+    post_json(client, url, {"task": tasks[1]["id"], "action": "skip"})
+    third = client.get(sxs_url(comparison, "sxs_api_queue")).json()["tasks"][0]["id"]
+    post_json(client, url, {"task": third, "chosen": "cant_judge", "reason": "blank page"})
+    page = client.get(sxs_url(comparison, "sxs_history"))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Left better" in html and "<s>Right better (clearly)</s>" in html
+    assert "Can&#x27;t judge" in html and "(blank page)" in html
+    assert f'data-skipped-task="{tasks[1]["id"]}"' in html
+    # The rater's own words only: never Good or Bad for the candidate, nor the systems.
+    for secret in ("Good", "Bad", "candidate", comparison.baseline.name, comparison.name):
+        assert secret not in html
+    # Opening the skipped task offers to undo the skip.
+    skipped = client.get(sxs_url(comparison, "sxs_task", handle=tasks[1]["id"]))
+    assert 'id="unskip-button"' in skipped.content.decode()
+
+
+@pytest.mark.parametrize("persona", ["other_rater", "outsider", "other_manager"])
+def test_my_answers_is_404_for_anyone_but_the_comparisons_raters(personas, comparison, persona):
+    response = personas.client_for(persona).get(sxs_url(comparison, "sxs_history"))
+    assert response.status_code == 404

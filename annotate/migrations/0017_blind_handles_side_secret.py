@@ -54,7 +54,7 @@ def redraw_sides(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotate", "0013_campaign_image_hosts"),
+        ("annotate", "0016_labelsource_kind_model"),
     ]
 
     operations = [

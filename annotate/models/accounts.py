@@ -1,0 +1,108 @@
+"""Accounts run from the manager's pages (issue 20): invitations to a campaign, one-time
+password-reset links, and a user's preferences.
+
+Links carry a random secret that is never stored: only its SHA-256 digest is (as knox does
+for API tokens). 256 random bits need no slow hash, and a leaked table gives no usable link.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from annotate.models.campaigns import Campaign, Role
+
+
+class InvitationState(models.TextChoices):
+    PENDING = "pending", _("Pending")
+    ACCEPTED = "accepted", _("Accepted")
+    REVOKED = "revoked", _("Revoked")
+    EXPIRED = "expired", _("Expired")
+
+
+class Invitation(models.Model):
+    """A single-use link that makes whoever opens it first a member of one campaign, with
+    one role; it grants nothing anywhere else."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.RATER)
+    # Who it is for, as the manager wrote it: shown in the list and turned into the proposed
+    # username.
+    name = models.CharField(max_length=150, blank=True)
+    email = models.EmailField(blank=True)
+    digest = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(accepted_at__isnull=False, revoked_at__isnull=False),
+                name="invitation_accepted_or_revoked",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"invitation to {self.campaign} as {self.role} ({self.name or self.pk})"
+
+    @property
+    def state(self) -> str:
+        if self.accepted_at:
+            return InvitationState.ACCEPTED
+        if self.revoked_at:
+            return InvitationState.REVOKED
+        if self.expires_at <= timezone.now():
+            return InvitationState.EXPIRED
+        return InvitationState.PENDING
+
+
+class PasswordResetLink(models.Model):
+    """A one-time link, made by a manager or a superuser, with which a user sets a new
+    password without knowing the old one."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reset_links"
+    )
+    digest = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"password reset for {self.user}"
+
+
+class Preferences(models.Model):
+    """What a user chose for themselves; one row, made on first save."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="preferences",
+    )
+    csv_bom = models.BooleanField(
+        default=False,
+        verbose_name=_("CSV files for Excel (UTF-8 with a byte-order mark)"),
+        help_text=_(
+            "Excel on Windows, Chinese Windows above all, needs the mark to read UTF-8; other "
+            "programs do not."
+        ),
+    )
+
+    def __str__(self) -> str:
+        return f"preferences of {self.user}"
