@@ -11,7 +11,7 @@ handle back into its id without a table (the permutation is invertible).
 
 Answers sent under the old numeric ids (waiting in a rater's offline outbox when this version
 was deployed) are taken for the leases held at that moment only (`legacy` on the lease, set by
-migration 0043): the rater saw those ids already, and no new lease has one.
+migration 0017): the rater saw those ids already, and no new lease has one.
 """
 
 from __future__ import annotations
