@@ -16,6 +16,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from annotate.inputs import clamp
+from annotate.judging import handles
 from annotate.models import Campaign, Grade, GradeChange, PoolItem, Role, Skip
 from annotate.selectors import User
 from config.db import fetch_instances
@@ -98,11 +99,12 @@ def safe_link(url: str) -> str:
     return url if urlsplit(url).scheme.lower() in ("http", "https") else ""
 
 
-def item_payload(item: PoolItem) -> dict:
-    """What the rater's screen needs to show one item, and nothing else."""
+def item_payload(item: PoolItem, rater: AbstractBaseUser) -> dict:
+    """What the rater's screen needs to show one item, and nothing else: the item is named by
+    the rater's handle, never its id (#24)."""
     url = safe_link(item.document.url)
     return {
-        "id": item.pk,
+        "id": handles.handle_for(rater.pk, handles.GRADED, item.pk),
         "query": clamp(item.query.text, "query_text"),
         "description": clamp(item.query.description, "intent"),
         "title": clamp(item.document.title, "title") or url or "(untitled document)",
@@ -175,5 +177,5 @@ def rater_skips(*, campaign: Campaign, rater: AbstractBaseUser) -> list:
     )
     out = list(skips)
     for skip in out:
-        skip.shown = item_payload(skip.pool_item)
+        skip.shown = item_payload(skip.pool_item, rater)
     return out

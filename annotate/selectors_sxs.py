@@ -17,6 +17,7 @@ from django.db.models import Count, Q
 from django.http import Http404
 
 from annotate.inputs import clamp
+from annotate.judging import handles
 from annotate.models import (
     Comparison,
     ComparisonUnit,
@@ -144,9 +145,12 @@ def _shown(doc: Document, pair: int, twin: int) -> dict:
     }
 
 
-def task_payloads(comparison: Comparison, held: list[tuple[SxsTask, str]]) -> list[dict]:
+def task_payloads(
+    comparison: Comparison, held: list[tuple[SxsTask, str]], rater: AbstractBaseUser
+) -> list[dict]:
     """What the rater's screen needs for each (task, candidate side), in order, and nothing
-    else: Left and Right are filled from the recorded side."""
+    else: Left and Right are filled from the recorded side; the task is named by the rater's
+    handle, never its id, and its position is not said (#24)."""
     lists = task_lists(comparison, [task for task, _ in held])
     docs = _documents({d for tl in lists.values() for d in (*tl.baseline, *tl.candidate)})
     out = []
@@ -162,7 +166,7 @@ def task_payloads(comparison: Comparison, held: list[tuple[SxsTask, str]]) -> li
         pairs = {d: i for i, d in enumerate((d for d in left if d in place_right), start=1)}
         out.append(
             {
-                "id": task.pk,
+                "id": handles.handle_for(rater.pk, handles.SXS, task.pk),
                 "query": clamp(task.query.text, "query_text"),
                 "description": clamp(task.query.description, "intent"),
                 "left": [_shown(docs[d], pairs.get(d, 0), place_right.get(d, 0)) for d in left],

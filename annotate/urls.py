@@ -83,7 +83,7 @@ urlpatterns = [
     path("campaigns/<slug:slug>/import/", import_views.campaign_import, name="import"),
     path("judge/<slug:slug>/", judge_views.judge, name="judge"),
     path("judge/<slug:slug>/history/", judge_views.judge_history, name="judge_history"),
-    path("judge/<slug:slug>/item/<int:item_id>/", judge_views.judge_item, name="judge_item"),
+    path("judge/<slug:slug>/item/<str:handle>/", judge_views.judge_item, name="judge_item"),
     path("judge/<slug:slug>/api/queue/", judging_api.judge_queue, name="judge_api_queue"),
     path("judge/<slug:slug>/api/judgments/", judging_api.judge_answer, name="judge_api"),
     path("judge/<slug:slug>/api/progress/", judging_api.judge_progress, name="judge_api_progress"),
@@ -128,7 +128,7 @@ urlpatterns = [
         name="sxs_history",
     ),
     path(
-        "sxs/<slug:slug>/<int:comparison_id>/task/<int:task_id>/",
+        "sxs/<slug:slug>/<int:comparison_id>/task/<str:handle>/",
         sxs_views.sxs_task_view,
         name="sxs_task",
     ),

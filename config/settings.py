@@ -279,7 +279,13 @@ REST_KNOX = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Relevance judgments API",
-    "DESCRIPTION": "Labels, judgments, NDCG scores and GSB launch decisions.",
+    "DESCRIPTION": (
+        "Labels, judgments, NDCG scores and GSB launch decisions. Raters see items and "
+        "side-by-side tasks by their own opaque handles (strings), never by database ids: "
+        "`id` in a rater's queue, `item`/`task` in grades and verdicts. Deprecated: an "
+        "integer id is still taken in a grade, skip or verdict for a task the rater held "
+        "when handles were introduced."
+    ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/v1",

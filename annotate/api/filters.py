@@ -8,9 +8,12 @@ from datetime import UTC
 import django_filters as filters
 from django import forms
 from django.core.exceptions import ValidationError
+from django.db.models import Q
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
+from annotate.api.scoping import managed_ids
+from annotate.judging import handles
 from annotate.models import (
     Comparison,
     Document,
@@ -46,6 +49,28 @@ class UtcDateTimeFilter(filters.IsoDateTimeFilter):
             except OverflowError:  # 0001-01-01T00:00+01:00 is before year 1 in UTC
                 raise ValidationError(f"{value.isoformat()} is out of range in UTC") from None
         return super().filter(qs, value)
+
+
+class TaskRefFilter(filters.CharFilter):
+    """A task as its caller knows it: a manager of its campaign by id, a rater by their handle
+    (annotate/judging/handles.py). An id matches only in campaigns the caller manages, so a
+    rater cannot learn which of their handles has which id by asking."""
+
+    def __init__(self, *args, kind: str, campaign_path: str, **kwargs) -> None:
+        self.kind, self.campaign_path = kind, campaign_path
+        super().__init__(*args, **kwargs)
+
+    def filter(self, qs, value):
+        if value in (None, ""):
+            return qs
+        user = self.parent.request.user
+        mine = handles.task_id_for(user.pk, self.kind, value)
+        match = Q(rater=user, **{self.field_name: mine}) if mine else Q(pk__in=[])
+        number = handles.legacy_id(value)
+        if number is not None:
+            managed = {f"{self.campaign_path}__in": managed_ids(user)}
+            match |= Q(**{self.field_name: number}, **managed)
+        return qs.filter(match)
 
 
 class CampaignFilter(filters.FilterSet):
@@ -109,7 +134,12 @@ class GradeFilter(filters.FilterSet):
     rater = filters.CharFilter(field_name="rater__username", help_text="Rater's username.")
     query = filters.CharFilter(field_name="pool_item__query__external_id")
     document = filters.CharFilter(field_name="pool_item__document__external_id")
-    item = IdFilter(field_name="pool_item_id")
+    item = TaskRefFilter(
+        field_name="pool_item_id",
+        kind=handles.GRADED,
+        campaign_path="pool_item__campaign_id",
+        help_text="Pool item: its id (managers) or the rater's handle (raters).",
+    )
     label = filters.CharFilter(field_name="label__name", help_text="Label name, e.g. Good.")
     cant_judge = filters.BooleanFilter()
     changed_after = UtcDateTimeFilter(field_name="changed_at", lookup_expr="gte")
@@ -141,7 +171,12 @@ class VerdictFilter(filters.FilterSet):
     campaign = filters.CharFilter(field_name="task__comparison__campaign__slug")
     comparison = IdFilter(field_name="task__comparison_id")
     rater = filters.CharFilter(field_name="rater__username")
-    task = IdFilter(field_name="task_id")
+    task = TaskRefFilter(
+        field_name="task_id",
+        kind=handles.SXS,
+        campaign_path="task__comparison__campaign_id",
+        help_text="Task: its id (managers) or the rater's handle (raters).",
+    )
     changed_after = UtcDateTimeFilter(field_name="changed_at", lookup_expr="gte")
     changed_before = UtcDateTimeFilter(field_name="changed_at", lookup_expr="lt")
 

@@ -22,7 +22,7 @@ from annotate.api.errors import FormInvalid
 from annotate.api.formats import IsoTime, streamed_csv, wants_csv
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed_ids, rated, rated_campaign
-from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField
+from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField, IdOrHandleField
 from annotate.forms.judge import (
     ACTION_CANT_JUDGE,
     ACTION_LABEL,
@@ -30,6 +30,7 @@ from annotate.forms.judge import (
     ACTION_UNSKIP,
     JudgeForm,
 )
+from annotate.judging import handles
 from annotate.judging.graded import GradeRefused, grade_token
 from annotate.judging.screens import judge_state, judgment_record
 from annotate.models import Campaign, Grade, Label
@@ -87,7 +88,11 @@ REFUSALS = {
 class GradeSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     campaign = serializers.CharField(source="pool_item.campaign.slug")
-    item = serializers.IntegerField(source="pool_item_id")
+    item = IdOrHandleField(
+        source="pool_item_id",
+        help_text="The pool item's id for its campaign's managers; for a rater, their opaque "
+        "handle for it (a string, as in the queue): ids would give the pooling order away.",
+    )
     query = serializers.CharField(
         source="query_ext", allow_null=True, help_text="External id; managers only."
     )
@@ -108,13 +113,23 @@ class GradeSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     changed_at = serializers.DateTimeField()
 
+    def to_representation(self, grade: Grade) -> dict:
+        data = super().to_representation(grade)
+        if grade.pool_item.campaign_id not in self.context.get("managed", set()):
+            data["item"] = handles.handle_for(grade.rater_id, handles.GRADED, grade.pool_item_id)
+        return data
+
     def get_replaces(self, grade: Grade) -> str:
         return grade_token(label_id=grade.label_id, cant_judge=grade.cant_judge)
 
 
 class GradeInputSerializer(serializers.Serializer):
     campaign = serializers.SlugField()
-    item = IdField(help_text="Pool item id, from the queue.")
+    item = serializers.CharField(
+        max_length=32,
+        help_text="The item's handle, from the queue. (Deprecated: a numeric pool item id, "
+        "taken only for items held when handles replaced ids.)",
+    )
     label = serializers.CharField(
         required=False, help_text="Label name (e.g. Good); or give label_id, or cant_judge."
     )
@@ -166,6 +181,9 @@ class GradeViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = ID_REGEX
     pagination_class = IdCursorPagination
 
+    def get_serializer_context(self) -> dict:
+        return {**super().get_serializer_context(), "managed": managed_ids(self.request.user)}
+
     def get_queryset(self) -> QuerySet[Grade]:
         if getattr(self, "swagger_fake_view", False):  # the schema generator
             return Grade.objects.none()
@@ -201,7 +219,8 @@ class GradeViewSet(viewsets.ReadOnlyModelViewSet):
         form_data = valid_form(JudgeForm, fields)
         outcome = judgment_record(rater=request.user, campaign=campaign, data=form_data)
         grade = self.get_queryset().get(pk=outcome.answer.pk)
-        body = {"result": outcome.result, "grade": GradeSerializer(grade).data}
+        shown = GradeSerializer(grade, context=self.get_serializer_context()).data
+        body = {"result": outcome.result, "grade": shown}
         return Response(body, status=status.HTTP_201_CREATED if outcome.created else 200)
 
 
@@ -241,7 +260,7 @@ class LabelKeySerializer(serializers.Serializer):
 
 
 class QueueItemSerializer(serializers.Serializer):
-    id = serializers.IntegerField(help_text="The pool item to grade.")
+    id = serializers.CharField(help_text="The rater's opaque handle for the item to grade.")
     query = serializers.CharField()
     description = serializers.CharField()
     title = serializers.CharField()
@@ -259,7 +278,8 @@ class QueueSerializer(serializers.Serializer):
 class QueueView(APIView):
     """The rater's current items, leasing the next query's when they hold none (as the judging
     page does). Only items listed here may be graded; the lease lasts the campaign's lease
-    time and is renewed by working."""
+    time and is renewed by working. Each item's `id` is the rater's opaque handle for it (a
+    string; an integer before handles), to send back as `item`."""
 
     csv_key = "items"
 
@@ -272,14 +292,14 @@ class QueueView(APIView):
 
 
 class SkipInputSerializer(serializers.Serializer):
-    item = IdField()
+    item = serializers.CharField(max_length=32, help_text="The item's handle, from the queue.")
     undo = serializers.BooleanField(
         default=False, help_text="Undo your skip; the item is yours again if it needs grades."
     )
 
 
 class SkipResultSerializer(serializers.Serializer):
-    item = serializers.IntegerField()
+    item = serializers.CharField(help_text="The item as sent: its handle.")
     result = serializers.ChoiceField(choices=["skipped", "unskipped", "unchanged"])
 
 

@@ -24,6 +24,12 @@ MAX_ID = 2**63 - 1
 ID_REGEX = "[0-9]{1,18}"  # ids in paths: longer ones are a 404
 
 
+@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}]})
+class IdOrHandleField(serializers.IntegerField):
+    """A task's id for its campaign's managers; for a rater, their opaque handle (a string),
+    filled in by the serializer's to_representation (annotate/judging/handles.py)."""
+
+
 class IdField(serializers.IntegerField):
     def __init__(self, **kwargs) -> None:
         super().__init__(min_value=1, max_value=MAX_ID, **kwargs)

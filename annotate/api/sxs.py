@@ -23,9 +23,10 @@ from annotate.api.formats import streamed_csv, wants_csv
 from annotate.api.judging import REFUSALS, _valid, valid_form
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed, managed_campaign, managed_ids, rated
-from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField
+from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField, IdOrHandleField
 from annotate.forms.judge import ACTION_SKIP, ACTION_UNSKIP
 from annotate.forms.sxs import VerdictForm
+from annotate.judging import handles
 from annotate.judging.screens import sxs_record, sxs_state
 from annotate.judging.sxs import verdict_token
 from annotate.models import Comparison, Run, SxsTask, Verdict
@@ -206,7 +207,7 @@ class ShownSerializer(serializers.Serializer):
 
 
 class SxsTaskShownSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.CharField(help_text="The rater's opaque handle for the task.")
     query = serializers.CharField()
     description = serializers.CharField()
     left = ShownSerializer(many=True)
@@ -220,8 +221,9 @@ class SxsQueueSerializer(serializers.Serializer):
 
 
 class SxsQueueView(APIView):
-    """The rater's held tasks, blind (left and right lists only), leasing the next query's
-    tasks when they hold none, as the side-by-side page does."""
+    """The rater's held tasks, blind (left and right lists only, no position, in a per-rater
+    order), leasing the next query's tasks when they hold none, as the side-by-side page does.
+    Each task's `id` is the rater's opaque handle for it, to send back as `task`."""
 
     csv_key = "tasks"
 
@@ -233,12 +235,12 @@ class SxsQueueView(APIView):
 
 
 class SxsSkipResultSerializer(serializers.Serializer):
-    task = serializers.IntegerField()
+    task = serializers.CharField(help_text="The task as sent: its handle.")
     result = serializers.ChoiceField(choices=["skipped", "unskipped", "unchanged"])
 
 
 class SxsSkipInputSerializer(serializers.Serializer):
-    task = IdField()
+    task = serializers.CharField(max_length=32, help_text="The task's handle, from the queue.")
     undo = serializers.BooleanField(
         default=False, help_text="Undo your skip; the task is yours again if it needs answers."
     )
@@ -264,9 +266,14 @@ class SxsSkipView(APIView):
 class VerdictSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     comparison = serializers.IntegerField(source="task.comparison_id")
-    task = serializers.IntegerField(source="task_id")
+    task = IdOrHandleField(
+        source="task_id",
+        help_text="The task's id for managers; for a rater, their opaque handle (a string).",
+    )
     query = serializers.CharField(source="task.query.text")
-    position = serializers.IntegerField(source="task.position", allow_null=True)
+    position = serializers.IntegerField(
+        source="task.position", allow_null=True, help_text="Managers only (null for raters)."
+    )
     rater = serializers.CharField(source="rater.username")
     chosen = serializers.SerializerMethodField(
         help_text="left, same or right, as shown; cant_judge."
@@ -301,13 +308,18 @@ class VerdictSerializer(serializers.Serializer):
     def to_representation(self, verdict: Verdict) -> dict:
         data = super().to_representation(verdict)
         if verdict.task.comparison.campaign_id not in self.context.get("managed", set()):
-            data["value"] = data["candidate_side"] = None
+            data["value"] = data["candidate_side"] = data["position"] = None
+            data["task"] = handles.handle_for(verdict.rater_id, handles.SXS, verdict.task_id)
         return data
 
 
 class VerdictInputSerializer(serializers.Serializer):
     comparison = IdField()
-    task = IdField(help_text="Task id, from the queue.")
+    task = serializers.CharField(
+        max_length=32,
+        help_text="The task's handle, from the queue. (Deprecated: a numeric task id, taken "
+        "only for tasks held when handles replaced ids.)",
+    )
     chosen = serializers.ChoiceField(
         choices=CHOSEN,
         help_text="The side preferred as shown, or cant_judge (counts toward nothing).",

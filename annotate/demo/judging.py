@@ -105,7 +105,9 @@ def _grades(world: World, people: list[_Rater], rng: random.Random) -> None:
     order = list(world.queries)
     rng.shuffle(order)
     items_by_query: dict[int, list[m.PoolItem]] = {}
-    for item in m.PoolItem.objects.filter(campaign=world.campaign).order_by("pk"):
+    # Not by id: pool items are made in a random order (#24), and the demo is the same twice.
+    items = m.PoolItem.objects.filter(campaign=world.campaign)
+    for item in items.order_by("query_id", "document__external_id"):
         items_by_query.setdefault(item.query_id, []).append(item)
 
     grades, changes, skips = [], [], []

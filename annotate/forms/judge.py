@@ -9,11 +9,19 @@ import time
 
 from django import forms
 
+from annotate.judging.handles import looks_like_reference
+
 ACTION_LABEL = "label"
 ACTION_SKIP = "skip"
 ACTION_CANT_JUDGE = "cant_judge"
 ACTION_UNSKIP = "unskip"
 MAX_SECONDS = 24 * 3600
+
+
+def handle_or_id(value: str) -> None:
+    """A handle from the queue (annotate/judging/handles.py), or a numeric id as sent before."""
+    if not looks_like_reference(value):
+        raise forms.ValidationError("That is not one of your items or tasks.")
 
 
 class _SharedFields(dict):
@@ -52,7 +60,12 @@ class AnswerForm(forms.Form):
 
 
 class JudgeForm(AnswerForm):
-    item = forms.IntegerField(min_value=1, error_messages={"required": "Which item?"})
+    # The rater's handle for the item (judging/handles.py), or a numeric id sent before them.
+    item = forms.CharField(
+        max_length=32,
+        validators=[handle_or_id],
+        error_messages={"required": "Which item?"},
+    )
     action = forms.ChoiceField(
         choices=[(a, a) for a in (ACTION_LABEL, ACTION_SKIP, ACTION_CANT_JUDGE, ACTION_UNSKIP)],
         required=False,

@@ -13,6 +13,7 @@ from annotate.forms.judge import (
     ACTION_UNSKIP,
     AnswerForm,
     answer_fields_shared,
+    handle_or_id,
 )
 from annotate.models import Campaign, ComparisonUnit, Run
 from annotate.selectors_sxs import CHOICES
@@ -142,7 +143,12 @@ class VerdictForm(AnswerForm):
     """A verdict (chosen: left, same, right), a can't-judge (chosen or action "cant_judge"), a
     skip, or a skip undone (action "skip", "unskip")."""
 
-    task = forms.IntegerField(min_value=1, error_messages={"required": "Which task?"})
+    # The rater's handle for the task (judging/handles.py), or a numeric id sent before them.
+    task = forms.CharField(
+        max_length=32,
+        validators=[handle_or_id],
+        error_messages={"required": "Which task?"},
+    )
     action = forms.ChoiceField(
         choices=[(a, a) for a in (ACTION_VERDICT, ACTION_SKIP, ACTION_CANT_JUDGE, ACTION_UNSKIP)],
         required=False,

@@ -24,7 +24,9 @@ the kind or in the shared steps here, written once for both.
 Modules: kinds.py (the protocol, Refused, Outcome), open.py (the open rule and the held
 tasks, reads), leasing.py, answers.py, graded.py and sxs.py (the kinds), progress.py (a
 rater's own progress, reads), screens.py (what a judging screen asks: record an answer from a
-form's data, the next tasks as the rater may see them). The faces are
+form's data, the next tasks as the rater may see them), handles.py (#24: a rater sees each
+task by an opaque per-rater handle, never its id; screens.py turns handles back into ids
+before answers.py is called, and the payloads name tasks by handle). The faces are
 annotate/views/judging_api.py (the pages' JSON, both kinds), the page views judge.py and
 sxs.py, and the REST API's judging.py and sxs.py; all validate answers with the forms of
 annotate/forms/judge.py (AnswerForm, JudgeForm) and forms/sxs.py (VerdictForm).

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -13,7 +12,9 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotate.counted import POOL
+from annotate.judging import handles
 from annotate.judging.answers import answer_submit, as_id
+from annotate.judging.handles import order_key
 from annotate.judging.kinds import Locked, Outcome, Refused, Submission, TaskKind, Words
 from annotate.judging.leasing import (
     ensure_rater,
@@ -51,8 +52,9 @@ class GradeChoice:
 
 
 def rater_order_key(rater_id: int, item_id: int) -> bytes:
-    """A stable per-rater shuffle: documents of a query never appear in the systems' order."""
-    return hashlib.blake2b(f"{rater_id}:{item_id}".encode(), digest_size=8).digest()
+    """A stable per-rater shuffle, keyed by the server's secret: documents of a query never
+    appear in the systems' order, nor in one a rater could compute."""
+    return order_key(rater_id, handles.GRADED, item_id)
 
 
 _ITEM_FIELDS = ("id", "campaign_id", "query_id", "document_id")

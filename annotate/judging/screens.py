@@ -10,12 +10,13 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
 from annotate.forms.judge import ACTION_CANT_JUDGE, ACTION_SKIP, ACTION_UNSKIP
+from annotate.judging import handles
 from annotate.judging.graded import GRADED, grade_submit, queue_items
 from annotate.judging.kinds import SKIP_TOKEN, Outcome, TaskKind
 from annotate.judging.progress import rater_progress, rater_sxs_progress
 from annotate.judging.skips import skip_submit, skip_undo
 from annotate.judging.sxs import SXS, sxs_queue, verdict_submit
-from annotate.models import Campaign, Comparison, PoolItem, SxsTask
+from annotate.models import Campaign, Comparison, Lease, PoolItem, SxsTask, TaskLease
 from annotate.selectors_judge import campaign_progress, item_payload
 from annotate.selectors_sxs import comparison_progress, task_payloads
 
@@ -24,7 +25,7 @@ def judgment_record(*, rater: AbstractBaseUser, campaign: Campaign, data: dict) 
     """Store a grade, a can't-judge or a skip from a JudgeForm's cleaned data; the outcome's
     result says what happened: "created", "changed", "unchanged" or "skipped". Raises
     GradeRefused when it must not be stored."""
-    item_id, action = data["item"], data["action"]
+    item_id, action = item_of(rater, data["item"]), data["action"]
     if action in (ACTION_SKIP, ACTION_UNSKIP):
         return skip_record(GRADED, rater=rater, scope=campaign, task_id=item_id, action=action)
     cant_judge = action == ACTION_CANT_JUDGE
@@ -38,6 +39,27 @@ def judgment_record(*, rater: AbstractBaseUser, campaign: Campaign, data: dict) 
         seconds=data.get("seconds"),
         replaces=data.get("replaces"),
     )
+
+
+def item_of(rater: AbstractBaseUser, handle: object) -> int | None:
+    """The pool item a rater's handle names (None: refused as not found, 404). A numeric id,
+    as sent before handles, only for an item the rater held then (handles.py)."""
+    item_id = handles.task_id_for(rater.pk, handles.GRADED, handle)
+    old = handles.legacy_id(handle) if item_id is None else None
+    held = Lease.objects.filter(pool_item_id=old, rater=rater, legacy=True)
+    if old is not None and held.exists():
+        item_id = old
+    return item_id
+
+
+def task_of(rater: AbstractBaseUser, handle: object) -> int | None:
+    """The side-by-side task a rater's handle names; see item_of."""
+    task_id = handles.task_id_for(rater.pk, handles.SXS, handle)
+    old = handles.legacy_id(handle) if task_id is None else None
+    held = TaskLease.objects.filter(task_id=old, rater=rater, legacy=True)
+    if old is not None and held.exists():
+        task_id = old
+    return task_id
 
 
 def answer_token(kind: TaskKind, answer: Any, skipped: bool) -> str:
@@ -72,7 +94,7 @@ def judge_state(
     campaign's. Counting progress scans the campaign's pool: an answer to a grade leaves it
     out (the client counts its own grades and asks for progress once per query)."""
     items = judge_queue(rater=rater, campaign=campaign, look_ahead=True)
-    state: dict = {"items": [item_payload(item) for item in items]}
+    state: dict = {"items": [item_payload(item, rater) for item in items]}
     if progress:
         state.update(progress_state(rater=rater, campaign=campaign))
     return items, state
@@ -89,13 +111,14 @@ def sxs_record(*, rater: AbstractBaseUser, comparison: Comparison, data: dict) -
     """Store a verdict from a VerdictForm's cleaned data. Raises VerdictRefused when it must
     not be stored."""
     if data.get("action") in (ACTION_SKIP, ACTION_UNSKIP):
+        task_id = task_of(rater, data["task"])
         return skip_record(
-            SXS, rater=rater, scope=comparison, task_id=data["task"], action=data["action"]
+            SXS, rater=rater, scope=comparison, task_id=task_id, action=data["action"]
         )
     return verdict_submit(
         rater=rater,
         comparison=comparison,
-        task_id=data["task"],
+        task_id=task_of(rater, data["task"]),
         chosen=data["chosen"],
         strength=data.get("strength"),
         reason=data.get("reason") or "",
@@ -109,7 +132,7 @@ def sxs_state(
 ) -> tuple[list[tuple[SxsTask, str]], dict]:
     """The rater's held tasks (the next one prefetched) and what the screen shows of them."""
     held = sxs_queue(rater=rater, comparison=comparison, look_ahead=True)
-    state: dict = {"tasks": task_payloads(comparison, held)}
+    state: dict = {"tasks": task_payloads(comparison, held, rater)}
     if progress:
         state.update(sxs_progress_state(rater=rater, comparison=comparison))
     return held, state

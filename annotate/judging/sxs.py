@@ -5,13 +5,16 @@ verdict: the client only says which side it preferred, never which side is which
 from __future__ import annotations
 
 import hashlib
+import hmac
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
 
 from annotate.counted import TASKS
+from annotate.judging import handles
 from annotate.judging.answers import answer_submit, as_id
+from annotate.judging.handles import order_key
 from annotate.judging.kinds import Locked, Outcome, Refused, Submission, TaskKind, Words
 from annotate.judging.leasing import held_or_next, leases_release
 from annotate.judging.open import loaded
@@ -53,12 +56,13 @@ class SxsChoice:
     strength: int | None
 
 
-def candidate_side_for(*, seed: int, rater_id: int, task_id: int) -> str:
-    """Which side the candidate is on for this rater and task: a fair coin, decided by a hash
-    of the comparison's seed, the rater and the task, so that leasing the task again shows the
-    same sides."""
-    digest = hashlib.blake2b(f"sxs:{seed}:{rater_id}:{task_id}".encode(), digest_size=8).digest()
-    return Side.LEFT if digest[0] & 1 else Side.RIGHT
+def candidate_side_for(*, secret: str, rater_id: int, task_id: int) -> str:
+    """Which side the candidate is on for this rater and task: a fair coin, an HMAC keyed by
+    the comparison's side secret (made at creation, never sent anywhere, not the seed that
+    managers see), so nobody outside the server can compute it and leasing the task again
+    shows the same sides. Migration 0017 freezes a copy of this rule."""
+    mac = hmac.new(bytes.fromhex(secret), f"side:{rater_id}:{task_id}".encode(), hashlib.sha256)
+    return Side.LEFT if mac.digest()[0] & 1 else Side.RIGHT
 
 
 def verdict_value(chosen: str, candidate_side: str) -> str:
@@ -132,10 +136,11 @@ class SxsKind(TaskKind):
         return task
 
     def lease_values(self, scope: Comparison, rater: AbstractBaseUser, task_id: int) -> tuple:
-        return (candidate_side_for(seed=scope.seed, rater_id=rater.pk, task_id=task_id),)
+        return (candidate_side_for(secret=scope.side_secret, rater_id=rater.pk, task_id=task_id),)
 
-    def within_query(self, rater: AbstractBaseUser, task: SxsTask) -> int:
-        return task.position or 0
+    def within_query(self, rater: AbstractBaseUser, task: SxsTask) -> bytes:
+        # Not the position: a per-position comparison's tasks in rank order give it away.
+        return order_key(rater.pk, handles.SXS, task.pk)
 
     def check(self, locked: Locked, submission: Submission) -> None:
         if locked.extra[0]:

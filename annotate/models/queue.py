@@ -18,6 +18,9 @@ class Lease(models.Model):
     rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     expires_at = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True)
+    # Held when handles replaced numeric ids (#24): an answer naming this item by its old id
+    # (from the rater's offline outbox) is still taken. No new lease has it.
+    legacy = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         constraints = [

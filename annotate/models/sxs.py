@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -21,6 +23,10 @@ class VerdictValue(models.TextChoices):
     GOOD = "G", "Good (candidate better)"
     SAME = "S", "Same"
     BAD = "B", "Bad (candidate worse)"
+
+
+def new_side_secret() -> str:
+    return secrets.token_hex(32)
 
 
 class Side(models.TextChoices):
@@ -53,6 +59,11 @@ class Comparison(models.Model):
         default=0.0, validators=[MinValueValidator(0), MaxValueValidator(0.5)]
     )
     seed = models.BigIntegerField(default=0, help_text="Seeds the query sample and the bootstrap.")
+    # Decides the candidate's side of each task for each rater (an HMAC key): made at
+    # creation, never shown to anyone, and not the seed, which managers see (#24).
+    side_secret = models.CharField(max_length=64, default=new_side_secret, editable=False)
+    # What a manager is told about this comparison's sides, e.g. that they were redrawn.
+    sides_notice = models.TextField(blank=True, default="", editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

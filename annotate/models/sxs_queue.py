@@ -19,6 +19,8 @@ class TaskLease(models.Model):
     candidate_side = models.CharField(max_length=1, choices=Side.choices)
     expires_at = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True)
+    # Held when handles replaced numeric ids (#24); see Lease.legacy.
+    legacy = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         verbose_name = "side-by-side lease"

@@ -3,6 +3,7 @@ per query, cut in THE ranking order (annotate.ranking)."""
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -108,6 +109,12 @@ def _check_request(
         raise ValueError(f"runs of another campaign: {', '.join(foreign)}")
 
 
+def secret_permutation(n: int) -> np.ndarray:
+    """A random order of n rows from the operating system's randomness: nobody can replay it,
+    so the ids rows get in this order say nothing about the order they came in."""
+    return np.random.default_rng(secrets.randbits(128)).permutation(n)
+
+
 def _add_new_pairs(
     *,
     campaign: Campaign,
@@ -128,6 +135,10 @@ def _add_new_pairs(
         )
         is_new = ~_pairs_in(query_ids, document_ids, existing["q"], existing["d"])
         new_queries, new_documents = query_ids[is_new], document_ids[is_new]
+        # Made in an order that carries nothing (#24): sorted by document id, the ids of a
+        # run imported before its documents gave a rater the run's ranking back.
+        order = secret_permutation(new_queries.size)
+        new_queries, new_documents = new_queries[order], new_documents[order]
         for start in range(0, new_queries.size, _BATCH):
             PoolItem.objects.bulk_create(
                 (

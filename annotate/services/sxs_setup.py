@@ -11,6 +11,7 @@ from django.db import transaction
 
 from annotate.models import Campaign, Comparison, ComparisonUnit, Run, SxsTask
 from annotate.ranking import run_top_k
+from annotate.services.pooling import secret_permutation
 
 
 class ComparisonRefused(Exception):
@@ -93,6 +94,9 @@ def comparison_create(
             tasks.append(
                 SxsTask(comparison=comparison, query_id=query_id, position=rank, identical=same)
             )
+    # Made in an order that carries nothing (#24): in query and rank order, a per-position
+    # task's id would give its position away.
+    tasks = [tasks[i] for i in secret_permutation(len(tasks))]
     SxsTask.objects.bulk_create(tasks, batch_size=2000)
     return comparison
 

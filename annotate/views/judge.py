@@ -7,17 +7,19 @@ import time
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from annotate.forms.judge import ACTION_SKIP, JudgeForm
+from annotate.judging import handles
 from annotate.judging.graded import GRADED, GradeRefused
 from annotate.judging.progress import rater_progress
-from annotate.judging.screens import answer_token, judge_state, judgment_record
-from annotate.models import Campaign, PoolItem
+from annotate.judging.screens import answer_token, item_of, judge_state, judgment_record
+from annotate.models import Campaign, Lease, PoolItem
 from annotate.selectors_judge import (
     campaign_progress,
     campaign_rated_by,
@@ -54,14 +56,19 @@ def judge(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def judge_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
-    """One item the rater already graded or skipped (or holds): see it and change the grade."""
+def judge_item(request: HttpRequest, slug: str, handle: str) -> HttpResponse:
+    """One item the rater already graded or skipped (or holds): see it and change the grade.
+    The URL names it by the rater's handle (a numeric id only for an item held when handles
+    came, see screens.item_of)."""
     campaign = campaign_rated_by(request.user, slug)
+    item_id = item_of(request.user, handle)
+    if item_id is None:
+        raise Http404("No such item")
     item = item_seen_by(campaign=campaign, rater=request.user, item_id=item_id)
     back_to = "history" if request.GET.get("next") == "history" else "judge"
     if request.method == "POST":
         data = request.POST.copy()
-        data["item"] = str(item.pk)  # the URL names the item; a posted id cannot redirect it
+        data["item"] = handle  # the URL names the item; a posted one cannot redirect it
         form = JudgeForm(data)
         if not form.is_valid():
             return _item_page(request, campaign, item, back_to, error=form.error_text(), status=400)
@@ -87,7 +94,8 @@ def judge_history(request: HttpRequest, slug: str) -> HttpResponse:
     grades = Paginator(rater_history(campaign=campaign, rater=request.user), HISTORY_PAGE_SIZE)
     page = grades.get_page(request.GET.get("page"))
     for grade in page.object_list:
-        grade.shown = item_payload(grade.pool_item)  # what the rater may see of it, as judged
+        # What the rater may see of it, as judged, named by the rater's handle.
+        grade.shown = item_payload(grade.pool_item, request.user)
     context = {
         "campaign": campaign,
         "page": page,
@@ -102,8 +110,9 @@ def _record(request: HttpRequest, campaign: Campaign, form: JudgeForm) -> str:
     return judgment_record(rater=request.user, campaign=campaign, data=data).result
 
 
-def _item_url(campaign: Campaign, item_id: int) -> str:
-    return reverse("annotate:judge_item", kwargs={"slug": campaign.slug, "item_id": item_id})
+def _item_url(campaign: Campaign, rater: AbstractBaseUser, item_id: int) -> str:
+    handle = handles.handle_for(rater.pk, handles.GRADED, item_id)
+    return reverse("annotate:judge_item", kwargs={"slug": campaign.slug, "handle": handle})
 
 
 def _back_url(campaign: Campaign, back_to: str) -> str:
@@ -126,7 +135,7 @@ def _queue_page(
     context.update(
         mode="queue",
         left_in_query=sum(1 for item in items if item.query_id == current.query_id),
-        back_url=_item_url(campaign, back_id) if back_id else "",
+        back_url=_item_url(campaign, request.user, back_id) if back_id else "",
         form_action=reverse("annotate:judge", kwargs=slug),
         js_state={
             **state,
@@ -136,11 +145,27 @@ def _queue_page(
                 "progress": reverse("annotate:judge_api_progress", kwargs=slug),
                 "done": reverse("annotate:judge", kwargs=slug),
             },
-            # Grades waiting to be sent survive a reload in this browser, per rater.
-            "storageKey": f"judge-outbox:{campaign.slug}:{request.user.pk}",
+            # Grades waiting to be sent survive a reload in this browser, per rater (a
+            # keyed hash: the page names neither the rater nor anything by id).
+            "storageKey": handles.storage_key("judge-outbox", request.user.pk, campaign.slug),
+            **_legacy_key(request.user, campaign),
         },
     )
     return render(request, "annotate/judge.html", context, status=status)
+
+
+def _legacy_key(rater: AbstractBaseUser, campaign: Campaign) -> dict:
+    """The outbox key pages used before handles, and the handles of the items the rater held
+    then (whose ids those pages showed), only while such leases remain: grades kept under the
+    old key are sent once more under their handles, then the key is gone (handles.py)."""
+    held = Lease.objects.filter(rater=rater, pool_item__campaign=campaign, legacy=True)
+    ids = list(held.values_list("pool_item_id", flat=True))
+    if not ids:
+        return {}
+    return {
+        "legacyStorageKey": f"judge-outbox:{campaign.slug}:{rater.pk}",
+        "legacyIds": {str(pk): handles.handle_for(rater.pk, handles.GRADED, pk) for pk in ids},
+    }
 
 
 def _item_page(
@@ -159,7 +184,7 @@ def _item_page(
     grade = grade_of(rater=request.user, item=item)
     skipped = grade is None and is_skipped(rater=request.user, item=item)
     context = _screen_context(request, campaign, item, state, error=error)
-    item_url = _item_url(campaign, item.pk)
+    item_url = _item_url(campaign, request.user, item.pk)
     context.update(
         mode="change",
         grade=grade,
@@ -180,7 +205,7 @@ def _screen_context(
     progress = state["progress"]
     return {
         "campaign": campaign,
-        "item": item_payload(item),
+        "item": item_payload(item, request.user),
         "labels": label_keys(campaign),
         "progress": progress,
         "overall": state["campaign"],

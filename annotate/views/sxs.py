@@ -11,17 +11,25 @@ import time
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from annotate.forms.sxs import VerdictForm
+from annotate.judging import handles
 from annotate.judging.progress import rater_sxs_progress
-from annotate.judging.screens import answer_token, overall_progress, sxs_record, sxs_state
+from annotate.judging.screens import (
+    answer_token,
+    overall_progress,
+    sxs_record,
+    sxs_state,
+    task_of,
+)
 from annotate.judging.sxs import SXS, VerdictRefused
-from annotate.models import Comparison, SxsTask, TaskSkip, Verdict
+from annotate.models import Comparison, SxsTask, TaskLease, TaskSkip, Verdict
 from annotate.selectors_sxs import (
     chosen_side,
     comparison_rated_by,
@@ -70,15 +78,17 @@ def sxs_queue_view(request: HttpRequest, slug: str, comparison_id: int) -> HttpR
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def sxs_task_view(
-    request: HttpRequest, slug: str, comparison_id: int, task_id: int
-) -> HttpResponse:
-    """One task the rater answered (or holds): see it as it was shown, and change the verdict."""
+def sxs_task_view(request: HttpRequest, slug: str, comparison_id: int, handle: str) -> HttpResponse:
+    """One task the rater answered (or holds): see it as it was shown, and change the verdict.
+    The URL names it by the rater's handle (screens.task_of)."""
     comparison = comparison_rated_by(request.user, slug, comparison_id)
+    task_id = task_of(request.user, handle)
+    if task_id is None:
+        raise Http404("No such task")
     task = task_seen_by(comparison=comparison, rater=request.user, task_id=task_id)
     if request.method == "POST":
         data = request.POST.copy()
-        data["task"] = str(task.pk)  # the URL names the task; a posted id cannot redirect it
+        data["task"] = handle  # the URL names the task; a posted one cannot redirect it
         form = VerdictForm(data)
         if not form.is_valid():
             return _task_page(request, comparison, task, error=form.error_text(), status=400)
@@ -114,6 +124,9 @@ def sxs_history(request: HttpRequest, slug: str, comparison_id: int) -> HttpResp
     way to change it (or undo the skip)."""
     comparison = comparison_rated_by(request.user, slug, comparison_id)
     history = rater_sxs_history(comparison=comparison, rater=request.user)
+    # Each task named by the rater's handle, never its id (#24).
+    for row in (*history["verdicts"], *history["skips"]):
+        row.handle = handles.handle_for(request.user.pk, handles.SXS, row.task_id)
     for verdict in history["verdicts"]:
         verdict.words = answer_words(verdict.chosen, verdict.strength)
         for old in verdict.history.all():
@@ -131,9 +144,27 @@ def sxs_history(request: HttpRequest, slug: str, comparison_id: int) -> HttpResp
     return render(request, "annotate/sxs_history.html", context)
 
 
-def _task_url(comparison: Comparison, task_id: int) -> str:
-    kwargs = {"slug": comparison.campaign.slug, "comparison_id": comparison.pk, "task_id": task_id}
+def _task_url(comparison: Comparison, rater: AbstractBaseUser, task_id: int) -> str:
+    kwargs = {
+        "slug": comparison.campaign.slug,
+        "comparison_id": comparison.pk,
+        "handle": handles.handle_for(rater.pk, handles.SXS, task_id),
+    }
     return reverse("annotate:sxs_task", kwargs=kwargs)
+
+
+def _legacy_key(rater: AbstractBaseUser, comparison: Comparison) -> dict:
+    """The outbox key pages used before handles and the handles of the tasks held then, while
+    such leases remain (see judge._legacy_key)."""
+    held = TaskLease.objects.filter(rater=rater, task__comparison=comparison, legacy=True)
+    ids = list(held.values_list("task_id", flat=True))
+    if not ids:
+        return {}
+    slug = comparison.campaign.slug
+    return {
+        "legacyStorageKey": f"sxs-outbox:{slug}:{comparison.pk}:{rater.pk}",
+        "legacyIds": {str(pk): handles.handle_for(rater.pk, handles.SXS, pk) for pk in ids},
+    }
 
 
 def _base_context(request, comparison, *, error: str) -> dict:
@@ -163,7 +194,7 @@ def _queue_page(
     context.update(
         mode="queue",
         task=state["tasks"][0],
-        back_url=_task_url(comparison, back_id) if back_id else "",
+        back_url=_task_url(comparison, request.user, back_id) if back_id else "",
         form_action=_queue_url(comparison),
         guidelines_open=state["progress"]["done"] == 0,
         js_state={
@@ -178,8 +209,10 @@ def _queue_page(
                 ),
                 "done": _queue_url(comparison),
             },
-            # Verdicts waiting to be sent survive a reload in this browser, per rater.
-            "storageKey": f"sxs-outbox:{slug}:{pk}:{request.user.pk}",
+            # Verdicts waiting to be sent survive a reload in this browser, per rater (a
+            # keyed hash: the page names neither the rater nor a task by id).
+            "storageKey": handles.storage_key("sxs-outbox", request.user.pk, slug, pk),
+            **_legacy_key(request.user, comparison),
         },
     )
     return render(request, "annotate/sxs_judge.html", context, status=status)
@@ -200,7 +233,7 @@ def _task_page(
     context = _base_context(request, comparison, error=error)
     context.update(
         mode="change",
-        task=task_payloads(comparison, [(task, side)])[0],
+        task=task_payloads(comparison, [(task, side)], request.user)[0],
         verdict=verdict,
         chosen=chosen,
         skipped=skipped,
@@ -209,7 +242,7 @@ def _task_page(
         answer_text=answer_words(chosen, verdict.strength if verdict else None),
         progress=rater_sxs_progress(rater=request.user, comparison=comparison, now=timezone.now()),
         back_url=_queue_url(comparison),
-        form_action=_task_url(comparison, task.pk),
+        form_action=_task_url(comparison, request.user, task.pk),
         guidelines_open=False,
         js_state=None,
     )

@@ -204,10 +204,18 @@
     const outbox = createOutbox({
       url: urls.api,
       storageKey: initial.storageKey, // per rater and campaign: survives a reload or a closed tab
+      legacyKey: initial.legacyStorageKey,
       onSend: (entry) => tickets.set(entry, ++latestRequest),
       onAnswer: taken,
       onRefusal: refused,
       onChange: updateProgress,
+    });
+    // Answers kept by a page from before handles name their item by its old id: they are
+    // sent under the handle the server gave for it (legacyIds), so they match this queue.
+    const renamed = initial.legacyIds || {};
+    outbox.entries.forEach((entry) => {
+      const handle = renamed[String(unitOf(entry))];
+      if (handle) entry.payload[kind.unit] = handle;
     });
     const answered = new Set(outbox.entries.map(unitOf));
     let upcoming = initial[kind.units].filter((unit) => !answered.has(unit.id));

@@ -7,7 +7,9 @@
  * stores an answer once, however often it arrives). A 4xx refusal is final: the answer is
  * dropped and the screen says why. The stored entries ({payload, isNew, counts}, oldest first,
  * under the key the page gives) keep their format: answers waiting in a rater's browser from
- * an earlier version of the page are sent all the same. No framework, no build step.
+ * an earlier version of the page are sent all the same, and those under the key pages used
+ * before handles (legacyKey, given only while the rater holds such answers' leases) are moved
+ * under the new key. No framework, no build step.
  */
 (function () {
   "use strict";
@@ -41,16 +43,27 @@
   /* onSend(entry) as each attempt starts, onAnswer(entry, data) when the server took an entry,
    * onRefusal(entry, data) when it refused it for good, onChange() whenever what is waiting
    * (or why) changed. */
-  function createOutbox({ url, storageKey, onSend, onAnswer, onRefusal, onChange }) {
-    const entries = load();
+  function createOutbox({ url, storageKey, legacyKey, onSend, onAnswer, onRefusal, onChange }) {
+    // Answers saved before handles replaced ids wait under the old key (which named the
+    // rater); they are older than anything under the new one, so they go first, once.
+    const entries = [...load(legacyKey), ...load(storageKey)];
+    if (legacyKey) {
+      try {
+        window.localStorage.removeItem(legacyKey);
+      } catch (error) {
+        /* private mode */
+      }
+      if (entries.length) save();
+    }
     let sending = false;
     let retryDelay = 0;
     let retryTimer = null;
     let trouble = "";
 
-    function load() {
+    function load(key) {
+      if (!key) return [];
       try {
-        const saved = JSON.parse(window.localStorage.getItem(storageKey) || "[]");
+        const saved = JSON.parse(window.localStorage.getItem(key) || "[]");
         return Array.isArray(saved) ? saved.filter((entry) => entry && entry.payload) : [];
       } catch (error) {
         return [];

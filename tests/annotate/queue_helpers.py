@@ -42,3 +42,17 @@ def queue_setup(campaign, *, overlap: int, queries: int, docs_per_query: int, ra
         campaign.labels.get(name="Good"),
         campaign.labels.get(name="Bad"),
     )
+
+
+def handle(user, item) -> str:
+    """The user's handle for a pool item (or its id), as their pages name it."""
+    from annotate.judging import handles
+
+    return handles.handle_for(user.pk, handles.GRADED, getattr(item, "pk", item))
+
+
+def item_id(user, item_handle: str) -> int:
+    """The pool item id a user's handle names (the services and the database use ids)."""
+    from annotate.judging import handles
+
+    return handles.task_id_for(user.pk, handles.GRADED, item_handle)

@@ -87,3 +87,17 @@ def report_url(comparison, name: str = "sxs_report", **extra) -> str:
 def post_json(client: Client, url: str, body, **headers):
     data = body if isinstance(body, str | bytes) else json.dumps(body)
     return client.post(url, data=data, content_type="application/json", **headers)
+
+
+def task_handle(user, task) -> str:
+    """The user's handle for a side-by-side task (or its id), as their pages name it."""
+    from annotate.judging import handles
+
+    return handles.handle_for(user.pk, handles.SXS, getattr(task, "pk", task))
+
+
+def task_id(user, handle: str) -> int:
+    """The task id a user's handle names."""
+    from annotate.judging import handles
+
+    return handles.task_id_for(user.pk, handles.SXS, handle)

@@ -8,7 +8,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from annotate.models import Grade, GradeChange, Lease
-from tests.annotate.queue_helpers import build_pool
+from tests.annotate.queue_helpers import build_pool, handle, item_id
 from tests.annotate.sxs_helpers import SCORE_TOP
 from tests.api.conftest import api_client_for
 
@@ -74,9 +74,9 @@ def test_a_leased_item_is_graded_once_then_changed_with_history(personas):
 def test_an_item_not_leased_to_the_rater_is_refused(personas):
     items = build_pool(personas.campaign, queries=2, docs_per_query=2)
     client = api_client_for(personas, "rater")
-    held = {item["id"] for item in client.get(QUEUE).json()["items"]}
+    held = {item_id(personas.rater, item["id"]) for item in client.get(QUEUE).json()["items"]}
     other = next(i.pk for i in items if i.pk not in held)
-    response = _grade(client, other, label="Good")
+    response = _grade(client, handle(personas.rater, other), label="Good")
     assert response.status_code == 403
     assert response.json() == {"detail": "This item is not assigned to you."}
 
@@ -87,7 +87,10 @@ def test_two_raters_never_share_an_item_that_needs_one(personas, second_rater):
     second_client = api_client_for(personas, "rater")
     second_client.force_authenticate(second_rater)
     assert second_client.get(QUEUE).json()["items"] == []
-    assert _grade(second_client, first[0]["id"], label="Good").status_code == 403
+    mine = handle(second_rater, item_id(personas.rater, first[0]["id"]))
+    assert _grade(second_client, mine, label="Good").status_code == 403
+    # The first rater's handle names nothing for the second.
+    assert _grade(second_client, first[0]["id"], label="Good").status_code == 404
 
 
 def test_a_late_grade_on_an_item_graded_meanwhile_is_refused_with_409(personas, second_rater):
@@ -97,8 +100,10 @@ def test_a_late_grade_on_an_item_graded_meanwhile_is_refused_with_409(personas, 
     Lease.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
     other = api_client_for(personas, "rater")
     other.force_authenticate(second_rater)
-    assert other.get(QUEUE).json()["items"][0]["id"] == item
-    assert _grade(other, item, label="Bad").status_code == 201
+    theirs = other.get(QUEUE).json()["items"][0]["id"]
+    assert item_id(second_rater, theirs) == item_id(personas.rater, item)
+    assert theirs != item  # each rater has their own handle for it
+    assert _grade(other, theirs, label="Bad").status_code == 201
     late = _grade(client, item, label="Good")
     assert late.status_code == 409
     assert "not needed" in late.json()["detail"]
@@ -120,9 +125,7 @@ def test_it_rejects_a_label_off_the_scale_naming_the_scale(personas):
 
 def test_it_rejects_malformed_input_with_the_field_named(personas):
     client = api_client_for(personas, "rater")
-    response = client.post(
-        "/api/v1/grades/", {"campaign": "campaign-a", "item": "x"}, format="json"
-    )
+    response = client.post("/api/v1/grades/", {"campaign": "campaign-a"}, format="json")
     assert response.status_code == 400
     assert "item" in response.json()["errors"]
     assert response.json()["detail"].startswith("item: ")

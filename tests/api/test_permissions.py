@@ -8,8 +8,10 @@ anonymous callers get 401.
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from annotate.judging import handles
 from annotate.models import Query, SxsTask
 from tests.api.conftest import api_client_for
 from tests.conftest import PERSONA_NAMES
@@ -32,9 +34,16 @@ def _first_query(data) -> int:
     return Query.objects.get(campaign=data.run.campaign, external_id="q1").pk
 
 
-def _first_task(data) -> int:
+def _first_task(data) -> str:
     tasks = SxsTask.objects.filter(comparison=data.comparison, identical=False)
-    return tasks.order_by("pk").first().pk
+    return _rater_handle(handles.SXS, tasks.order_by("pk").first().pk)
+
+
+def _rater_handle(kind: str, task_id: int) -> str:
+    """The rater persona's handle for a task: what their queue would have named it. Every
+    persona sends the same one; it names nothing for anyone else."""
+    rater = get_user_model().objects.get(username="rater")
+    return handles.handle_for(rater.pk, kind, task_id)
 
 
 # (name, url builder, expected status per persona)
@@ -139,14 +148,18 @@ WRITES = [
     (
         "grade",
         "/api/v1/grades/",
-        lambda d: {"campaign": "campaign-a", "item": d.item.pk, "label": "Good"},
+        lambda d: {
+            "campaign": "campaign-a",
+            "item": _rater_handle(handles.GRADED, d.item.pk),
+            "label": "Good",
+        },
         "json",
         statuses(rater=200),  # the rater's own grade again: stored once, unchanged
     ),
     (
         "skip",
         "/api/v1/campaigns/campaign-a/queue/skip/",
-        lambda d: {"item": d.item.pk},
+        lambda d: {"item": _rater_handle(handles.GRADED, d.item.pk)},
         "json",
         statuses(rater=409),  # already graded: change the grade instead
     ),

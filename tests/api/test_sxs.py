@@ -14,6 +14,8 @@ from tests.annotate.sxs_helpers import (
     SCORE_TOP,
     distinct_lists,
     make_comparison,
+    task_handle,
+    task_id,
 )
 from tests.api.conftest import api_client_for
 
@@ -23,11 +25,11 @@ def _verdict(client, comparison, task: int, chosen: str, **extra):
     return client.post("/api/v1/verdicts/", body, format="json")
 
 
-def _choose(rater, task_id: int, value: str) -> str:
+def _choose(rater, handle: str, value: str) -> str:
     """The side a rater must pick for Good/Same/Bad, from the side recorded with the lease."""
     if value == "S":
         return "same"
-    side = TaskLease.objects.get(rater=rater, task_id=task_id).candidate_side
+    side = TaskLease.objects.get(rater=rater, task_id=task_id(rater, handle)).candidate_side
     candidate = "left" if side == "L" else "right"
     return candidate if value == "G" else {"left": "right", "right": "left"}[candidate]
 
@@ -112,8 +114,13 @@ def test_a_task_not_leased_is_refused_and_a_bad_choice_named(personas):
     comparison = make_comparison(personas.campaign, distinct_lists(3))
     client = api_client_for(personas, "rater")
     held = client.get(f"/api/v1/comparisons/{comparison.pk}/queue/").json()["tasks"]
-    other = comparison.tasks.exclude(pk__in=[t["id"] for t in held]).first()
-    assert _verdict(client, comparison, other.pk, "same").status_code == 403
+    held_ids = [task_id(personas.rater, t["id"]) for t in held]
+    other = comparison.tasks.exclude(pk__in=held_ids).first()
+    assert (
+        _verdict(client, comparison, task_handle(personas.rater, other), "same").status_code == 403
+    )
+    # Its id is refused too: ids are taken only for leases held when handles came.
+    assert _verdict(client, comparison, other.pk, "same").status_code == 404
     bad = _verdict(client, comparison, held[0]["id"], "up")
     assert bad.status_code == 400
     assert "chosen" in bad.json()["errors"]

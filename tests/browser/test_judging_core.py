@@ -4,7 +4,8 @@ alike.
 
 Double taps are sent as key events dispatched in one script run, so "within 150 ms" holds
 however loaded the machine is. Outbox entries "left by an earlier page" are written into
-localStorage in the format and under the keys the pages have always used.
+localStorage in the format the pages have always used, under the key and with the numeric ids
+of the pages before handles (#24).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import json
 import pytest
 from playwright.sync_api import Locator, Page, Route, expect
 
-from annotate.models import Grade, Verdict, VerdictChange
+from annotate.models import Grade, Lease, TaskLease, Verdict, VerdictChange
+from tests.annotate.queue_helpers import item_id
+from tests.annotate.sxs_helpers import task_id
 from tests.browser.test_judging import build_campaign, log_in, page_errors, shown_title
 from tests.browser.test_sxs import build
 
@@ -197,11 +200,12 @@ def test_an_answer_kept_offline_on_the_sxs_page_is_sent_when_the_network_returns
     personas, live_server, page
 ):
     comparison = build(personas.campaign)
-    key = f"sxs-outbox:campaign-a:{comparison.pk}:{personas.rater.pk}"
     errors = page_errors(page)
     log_in(page, live_server.url, "rater")
     page.route("**/api/verdicts/", lambda route: route.abort("internetdisconnected"))
     page.goto(sxs_url(live_server, comparison))
+    key = page.evaluate("JSON.parse(document.getElementById('sxs-state').textContent).storageKey")
+    assert str(personas.rater.pk) not in key.split(":")[-1]  # a keyed hash, not the rater's id
     first = page.locator("#query-text").inner_text()
     page.keyboard.press("ArrowDown")
     expect(page.locator("#query-text")).not_to_have_text(first)  # the rater goes on
@@ -222,6 +226,8 @@ def test_an_answer_kept_offline_on_the_sxs_page_is_sent_when_the_network_returns
 
 
 def test_grades_kept_by_an_earlier_judging_page_are_sent_and_counted(personas, live_server, page):
+    """A grade kept under the key and with the numeric id pages used before handles (#24),
+    while the rater holds the lease they held when handles came: sent once, and taken."""
     build_campaign(personas.campaign)
     bad = personas.campaign.labels.get(name="Bad")
     key = f"judge-outbox:campaign-a:{personas.rater.pk}"
@@ -229,8 +235,10 @@ def test_grades_kept_by_an_earlier_judging_page_are_sent_and_counted(personas, l
     log_in(page, live_server.url, "rater")
     page.goto(f"{live_server.url}/judge/campaign-a/")
     item = page.evaluate("JSON.parse(document.getElementById('judge-state').textContent).items[0]")
+    item_pk = item_id(personas.rater, item["id"])
+    Lease.objects.filter(rater=personas.rater).update(legacy=True)  # as migration 0017 does
     kept = {
-        "payload": {"item": item["id"], "action": "label", "label": bad.pk, "seconds": 2.5},
+        "payload": {"item": item_pk, "action": "label", "label": bad.pk, "seconds": 2.5},
         "isNew": True,
         "counts": True,
     }
@@ -241,20 +249,23 @@ def test_grades_kept_by_an_earlier_judging_page_are_sent_and_counted(personas, l
     expect(page.locator("#doc-title")).not_to_have_text(item["title"])
     settle(page, "grade")
     (grade,) = Grade.objects.select_related("label", "pool_item")
-    assert grade.pool_item.pk == item["id"] and grade.label == bad and grade.seconds == 2.5
+    assert grade.pool_item.pk == item_pk and grade.label == bad and grade.seconds == 2.5
     assert errors == []
 
 
 def test_verdicts_kept_by_an_earlier_sxs_page_are_sent_and_counted(personas, live_server, page):
+    """As for grades: a verdict kept by a page from before handles, under its key and id."""
     comparison = build(personas.campaign)
     key = f"sxs-outbox:campaign-a:{comparison.pk}:{personas.rater.pk}"
     errors = page_errors(page)
     log_in(page, live_server.url, "rater")
     page.goto(sxs_url(live_server, comparison))
     task = page.evaluate("JSON.parse(document.getElementById('sxs-state').textContent).tasks[0]")
+    task_pk = task_id(personas.rater, task["id"])
+    TaskLease.objects.filter(rater=personas.rater).update(legacy=True)  # as migration 0017 does
     # The earlier side-by-side page kept no `counts` in its entries.
     kept = {
-        "payload": {"task": task["id"], "chosen": "left", "strength": None, "reason": "",
+        "payload": {"task": task_pk, "chosen": "left", "strength": None, "reason": "",
                     "seconds": 3.1},
         "isNew": True,
     }  # fmt: skip
@@ -265,7 +276,7 @@ def test_verdicts_kept_by_an_earlier_sxs_page_are_sent_and_counted(personas, liv
     expect(page.locator("#query-text")).not_to_have_text(task["query"])
     settle(page, "answer")
     (verdict,) = Verdict.objects.all()
-    assert verdict.task_id == task["id"] and verdict.seconds == 3.1
+    assert verdict.task_id == task_pk and verdict.seconds == 3.1
     assert errors == []
 
 

@@ -24,8 +24,8 @@ from annotate.models import (
     Verdict,
 )
 from metrics.decide.gsb import verdict_arrays
-from tests.annotate.queue_helpers import make_raters, queue_setup
-from tests.annotate.sxs_helpers import distinct_lists, make_comparison
+from tests.annotate.queue_helpers import handle, make_raters, queue_setup
+from tests.annotate.sxs_helpers import distinct_lists, make_comparison, task_handle
 
 pytestmark = pytest.mark.django_db
 
@@ -41,11 +41,13 @@ def comparison(personas):
 
 
 def skip(kind: str, rater, scope, task_id, undo: bool = False):
+    """A skip as a screen sends it: naming the task by the rater's handle (#24)."""
     action = "unskip" if undo else "skip"
     if kind == "graded":
-        data = {"item": task_id, "action": action}
+        data = {"item": handle(rater, task_id), "action": action}
         return judgment_record(rater=rater, campaign=scope, data=data)
-    return sxs_record(rater=rater, comparison=scope, data={"task": task_id, "action": action})
+    data = {"task": task_handle(rater, task_id), "action": action}
+    return sxs_record(rater=rater, comparison=scope, data=data)
 
 
 # ---- The database constraint --------------------------------------------------------------

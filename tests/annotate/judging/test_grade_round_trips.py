@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from annotate.judging import answers
+from annotate.judging import answers, handles
 from annotate.judging.graded import GradeRefused, grade_submit, queue_items
 from annotate.models import Grade, Lease, PoolItem
 from annotate.selectors_judge import campaign_rated_by
@@ -34,6 +34,11 @@ def held(personas):
     url = reverse("annotate:judge_api_queue", kwargs={"slug": personas.campaign.slug})
     items = [item["id"] for item in client.get(url).json()["items"]]
     return client, items
+
+
+def item_id(personas, handle: str) -> int:
+    """The pool item a handle from the queue's JSON names (the services take ids)."""
+    return handles.task_id_for(personas.rater.pk, handles.GRADED, handle)
 
 
 def post_grade(personas, client, item_id: int, label: int | None = None):
@@ -88,7 +93,7 @@ def test_a_double_submit_that_raced_past_the_lock_read_stores_one_grade(
     campaign.overlap = overlap
     campaign.save()
     good = campaign.labels.get(name="Good").pk
-    grade_submit(rater=rater, campaign=campaign, item_id=items[0], label_id=good)
+    grade_submit(rater=rater, campaign=campaign, item_id=item_id(personas, items[0]), label_id=good)
     lock = answers.lock_for_answer
 
     def stale(*args, **kwargs):
@@ -96,10 +101,12 @@ def test_a_double_submit_that_raced_past_the_lock_read_stores_one_grade(
         return replace(locked, answer_id=None, lease_id=1, lease_expired=False)
 
     monkeypatch.setattr(answers, "lock_for_answer", stale)
-    outcome = grade_submit(rater=rater, campaign=campaign, item_id=items[0], label_id=good)
+    outcome = grade_submit(
+        rater=rater, campaign=campaign, item_id=item_id(personas, items[0]), label_id=good
+    )
     assert not outcome.created and not outcome.changed
-    assert Grade.objects.filter(pool_item_id=items[0], rater=rater).count() == 1
-    assert PoolItem.objects.get(pk=items[0]).counted == 1
+    assert Grade.objects.filter(pool_item_id=item_id(personas, items[0]), rater=rater).count() == 1
+    assert PoolItem.objects.get(pk=item_id(personas, items[0])).counted == 1
 
 
 def test_an_item_filled_while_leased_refuses_another_counted_grade(personas, held):
@@ -111,11 +118,15 @@ def test_an_item_filled_while_leased_refuses_another_counted_grade(personas, hel
     from tests.annotate.queue_helpers import make_raters
 
     (other,) = make_raters(campaign, 1, prefix="late")
-    Grade.objects.create(pool_item_id=items[0], rater=other, label=campaign.labels.first())
+    Grade.objects.create(
+        pool_item_id=item_id(personas, items[0]), rater=other, label=campaign.labels.first()
+    )
     answer = post_grade(personas, client, items[0])
     assert answer.status_code == 409
-    assert PoolItem.objects.get(pk=items[0]).counted == 1
-    assert not Grade.objects.filter(pool_item_id=items[0], rater=personas.rater).exists()
+    assert PoolItem.objects.get(pk=item_id(personas, items[0])).counted == 1
+    assert not Grade.objects.filter(
+        pool_item_id=item_id(personas, items[0]), rater=personas.rater
+    ).exists()
 
 
 @pytest.mark.parametrize("item", [0, -3, 2**63, 10**30, "x"])
@@ -127,7 +138,10 @@ def test_ids_no_row_can_have_are_refused_not_an_error(personas, held, item):
     _, items = held
     with pytest.raises(GradeRefused) as refused:
         grade_submit(
-            rater=personas.rater, campaign=personas.campaign, item_id=items[0], label_id=item
+            rater=personas.rater,
+            campaign=personas.campaign,
+            item_id=item_id(personas, items[0]),
+            label_id=item,
         )
     assert refused.value.status == 400
 

@@ -14,8 +14,8 @@ from django.test import Client
 from django.urls import reverse
 
 from annotate.models import Grade, Skip, SxsTask, TaskSkip, Verdict
-from tests.annotate.queue_helpers import build_pool
-from tests.annotate.sxs_helpers import distinct_lists, make_comparison, sxs_url
+from tests.annotate.queue_helpers import build_pool, item_id
+from tests.annotate.sxs_helpers import distinct_lists, make_comparison, sxs_url, task_id
 
 ROUNDS = 10
 
@@ -64,7 +64,7 @@ def test_a_skip_and_a_grade_at_once_store_exactly_one(personas):
             reverse("annotate:judge_api", kwargs=slug),
             [{"item": item["id"], "action": "skip"}, {"item": item["id"], "label": good.pk}],
         )
-        mine = {"pool_item_id": item["id"], "rater": personas.rater}
+        mine = {"pool_item_id": item_id(personas.rater, item["id"]), "rater": personas.rater}
         answers = Grade.objects.filter(**mine).count() + Skip.objects.filter(**mine).count()
         assert answers == 1, statuses
         assert sorted(statuses) == [200, 409]  # the other one is told, not lost silently
@@ -84,10 +84,13 @@ def test_a_skip_and_a_verdict_at_once_store_exactly_one(personas):
             sxs_url(comparison, "sxs_api"),
             [{"task": task["id"], "action": "skip"}, {"task": task["id"], "chosen": "left"}],
         )
-        mine = {"task_id": task["id"], "rater": personas.rater}
+        mine = {"task_id": task_id(personas.rater, task["id"]), "rater": personas.rater}
         answers = Verdict.objects.filter(**mine).count() + TaskSkip.objects.filter(**mine).count()
         assert answers == 1, statuses
         assert sorted(statuses) == [200, 409]
-        assert SxsTask.objects.get(pk=task["id"]).counted == Verdict.objects.filter(**mine).count()
+        assert (
+            SxsTask.objects.get(pk=mine["task_id"]).counted
+            == Verdict.objects.filter(**mine).count()
+        )
         progress = client.get(sxs_url(comparison, "sxs_api_progress")).json()
         assert progress["progress"]["done"] == round_ + 1

@@ -72,6 +72,8 @@ def test_ten_concurrent_raters_fill_every_task_exactly(personas, unit):
     assert {n for identical, n in counts if not identical} == {PER_TASK}
     assert {n for identical, n in counts if identical} == {0}
     for verdict in Verdict.objects.all():
-        side = candidate_side_for(seed=11, rater_id=verdict.rater_id, task_id=verdict.task_id)
+        side = candidate_side_for(
+            secret=comparison.side_secret, rater_id=verdict.rater_id, task_id=verdict.task_id
+        )
         assert verdict.candidate_side == side
         assert verdict.candidate_side in (Side.LEFT, Side.RIGHT)

@@ -46,7 +46,7 @@ def test_a_lease_records_the_side_and_the_queue_hands_it_out(personas):
     lease = TaskLease.objects.get(task=task, rater=personas.rater)
     assert lease.candidate_side == side
     assert side == candidate_side_for(
-        seed=comparison.seed, rater_id=personas.rater.pk, task_id=task.pk
+        secret=comparison.side_secret, rater_id=personas.rater.pk, task_id=task.pk
     )
     # Asking again gives the same task and side (the lease is renewed, not replaced).
     assert sxs_queue(rater=personas.rater, comparison=comparison) == held
@@ -68,7 +68,7 @@ def test_always_pressing_left_gives_good_where_the_candidate_was_left_and_bad_wh
         assert verdict.value == expected
         # The stored side is the one the lease recorded for this rater and task.
         assert verdict.candidate_side == candidate_side_for(
-            seed=comparison.seed, rater_id=personas.rater.pk, task_id=verdict.task_id
+            secret=comparison.side_secret, rater_id=personas.rater.pk, task_id=verdict.task_id
         )
 
 
@@ -90,14 +90,19 @@ def test_the_mapping_table():
     assert verdict_value("same", Side.LEFT) == verdict_value("same", Side.RIGHT) == "S"
 
 
+SECRET = "5e" * 32
+
+
 def test_sides_are_shuffled_per_rater_and_task(personas):
     sides = [
-        candidate_side_for(seed=1, rater_id=r, task_id=t) for r in range(20) for t in range(50)
+        candidate_side_for(secret=SECRET, rater_id=r, task_id=t)
+        for r in range(20)
+        for t in range(50)
     ]
     share = sides.count(Side.LEFT) / len(sides)
     assert 0.45 < share < 0.55
     # Different raters see different sides on the same task.
-    assert len({candidate_side_for(seed=1, rater_id=r, task_id=7) for r in range(20)}) == 2
+    assert len({candidate_side_for(secret=SECRET, rater_id=r, task_id=7) for r in range(20)}) == 2
 
 
 def test_a_double_submit_stores_one_verdict(personas):

@@ -25,7 +25,7 @@ from annotate.models import (
     Skip,
     System,
 )
-from tests.annotate.queue_helpers import build_pool, make_raters
+from tests.annotate.queue_helpers import build_pool, handle, item_id, make_raters
 from tests.conftest import PERSONA_NAMES
 
 
@@ -69,7 +69,8 @@ def db_snapshot() -> tuple:
 @pytest.mark.parametrize("persona", PERSONA_NAMES)
 def test_only_the_campaigns_raters_reach_its_judging_pages(personas, pool, persona):
     client = personas.client_for(persona)
-    item_url = reverse("annotate:judge_item", kwargs={"slug": "campaign-a", "item_id": pool[0].pk})
+    rater_handle = handle(personas.rater, pool[0])  # the rater's name for it, tried by all
+    item_url = reverse("annotate:judge_item", kwargs={"slug": "campaign-a", "handle": rater_handle})
     history_url = reverse("annotate:judge_history", kwargs={"slug": "campaign-a"})
     for url in (judge_url(), history_url, item_url):
         response = client.get(url)
@@ -199,8 +200,9 @@ def test_skip_and_cant_judge_without_javascript(personas, pool):
         judge_url(), {"item": second, "action": "cant_judge", "comment": "  page is broken "}
     )
     assert response.status_code == 302
-    assert Skip.objects.filter(rater=personas.rater, pool_item_id=first).exists()
-    grade = Grade.objects.get(rater=personas.rater, pool_item_id=second)
+    rater = personas.rater
+    assert Skip.objects.filter(rater=rater, pool_item_id=item_id(rater, first)).exists()
+    grade = Grade.objects.get(rater=rater, pool_item_id=item_id(rater, second))
     assert grade.cant_judge and grade.label is None and grade.comment == "page is broken"
 
 
@@ -208,7 +210,7 @@ def test_a_refused_form_post_answers_4xx_and_shows_why(personas, pool):
     client = personas.client_for("rater")
     client.get(judge_url())
     other_label = personas.other_campaign.labels.first()
-    held = Lease.objects.filter(rater=personas.rater).first().pool_item_id
+    held = handle(personas.rater, Lease.objects.filter(rater=personas.rater).first().pool_item_id)
     before = db_snapshot()
     response = client.post(judge_url(), {"item": held, "label": other_label.pk})
     assert response.status_code == 400
@@ -222,9 +224,9 @@ def test_back_without_javascript_links_the_last_grade_and_allows_a_change(person
     client = personas.client_for("rater")
     good = personas.campaign.labels.get(name="Good")
     bad = personas.campaign.labels.get(name="Bad")
-    item_id = client.get(judge_url()).context["item"]["id"]
-    client.post(judge_url(), {"item": item_id, "label": good.pk})
-    item_url = reverse("annotate:judge_item", kwargs={"slug": "campaign-a", "item_id": item_id})
+    shown = client.get(judge_url()).context["item"]["id"]
+    client.post(judge_url(), {"item": shown, "label": good.pk})
+    item_url = reverse("annotate:judge_item", kwargs={"slug": "campaign-a", "handle": shown})
     assert client.get(judge_url()).context["back_url"] == item_url
     page = client.get(item_url)
     assert page.status_code == 200
@@ -235,7 +237,7 @@ def test_back_without_javascript_links_the_last_grade_and_allows_a_change(person
     posted = {"item": 999999, "label": bad.pk, "replaces": page.context["replaces"]}
     response = client.post(item_url, posted)  # the URL decides the item
     assert response.status_code == 302
-    grade = Grade.objects.get(rater=personas.rater, pool_item_id=item_id)
+    grade = Grade.objects.get(rater=personas.rater, pool_item_id=item_id(personas.rater, shown))
     assert grade.label == bad
     assert GradeChange.objects.get(grade=grade).label == good
 
@@ -244,8 +246,13 @@ def test_an_item_the_rater_never_held_is_404(personas, pool):
     client = personas.client_for("rater")
     client.get(judge_url())
     not_mine = PoolItem.objects.exclude(leases__rater=personas.rater).first()
-    url = reverse("annotate:judge_item", kwargs={"slug": "campaign-a", "item_id": not_mine.pk})
+    mine = handle(personas.rater, not_mine)
+    url = reverse("annotate:judge_item", kwargs={"slug": "campaign-a", "handle": mine})
     assert client.get(url).status_code == 404
+    # Nor by its id, nor by a handle that names nothing.
+    for other in (str(not_mine.pk), "AAAAAAAAAAA", "not-a-handle"):
+        url = reverse("annotate:judge_item", kwargs={"slug": "campaign-a", "handle": other})
+        assert client.get(url).status_code == 404
     assert client.post(url, {"label": personas.campaign.labels.first().pk}).status_code == 404
 
 
@@ -307,9 +314,10 @@ def test_a_late_grade_for_an_item_others_finished_is_409_and_changes_nothing(per
     Lease.objects.filter(rater=personas.rater).update(expires_at=timezone.now() - timedelta(1))
     (other,) = make_raters(personas.campaign, 1)
     held = queue_items(rater=other, campaign=personas.campaign)
-    assert first in [item.pk for item in held]
+    first_id = item_id(personas.rater, first)
+    assert first_id in [item.pk for item in held]
     good = personas.campaign.labels.get(name="Good")
-    grade_submit(rater=other, campaign=personas.campaign, item_id=first, label_id=good.pk)
+    grade_submit(rater=other, campaign=personas.campaign, item_id=first_id, label_id=good.pk)
     before = db_snapshot()
     response = post_json(client, api_url(), {"item": first, "label": good.pk})
     assert response.status_code == 409
@@ -344,11 +352,11 @@ def test_refused_json_grades_are_4xx_and_leave_the_database_unchanged(personas, 
     held_ids = set(Lease.objects.filter(rater=personas.rater).values_list("pool_item", flat=True))
     values = {
         "HELD": held,
-        "NOT_ASSIGNED": PoolItem.objects.exclude(pk__in=held_ids)
-        .filter(campaign=personas.campaign)
-        .first()
-        .pk,
-        "OTHER_CAMPAIGN": other_items[0].pk,
+        "NOT_ASSIGNED": handle(
+            personas.rater,
+            PoolItem.objects.exclude(pk__in=held_ids).filter(campaign=personas.campaign).first(),
+        ),
+        "OTHER_CAMPAIGN": handle(personas.rater, other_items[0]),
         "GOOD": personas.campaign.labels.get(name="Good").pk,
         "OTHER_LABEL": personas.other_campaign.labels.first().pk,
     }
@@ -367,7 +375,8 @@ def test_skipping_through_json_stores_a_skip_and_the_item_does_not_return(person
     data = post_json(client, api_url(), {"item": first, "action": "skip"}).json()
     assert data["result"] == "skipped"
     assert first not in [item["id"] for item in data["items"]]
-    assert Skip.objects.filter(rater=personas.rater, pool_item_id=first).count() == 1
+    skipped = item_id(personas.rater, first)
+    assert Skip.objects.filter(rater=personas.rater, pool_item_id=skipped).count() == 1
     # Skipping a graded item is refused: change the grade instead.
     second = data["items"][0]["id"]
     post_json(client, api_url(), {"item": second, "label": personas.campaign.labels.first().pk})
@@ -418,9 +427,7 @@ def test_history_lists_my_grades_with_their_earlier_values(personas, pool):
     assert "Can't judge" in html and "(404)" in html
     assert items[0]["title"] in html and items[0]["query"] in html
     assert items[2]["title"] in html and "Skipped" in html  # a skip is listed too
-    change = reverse(
-        "annotate:judge_item", kwargs={"slug": "campaign-a", "item_id": items[0]["id"]}
-    )
+    change = reverse("annotate:judge_item", kwargs={"slug": "campaign-a", "handle": items[0]["id"]})
     assert f'href="{change}?next=history"' in html
     # Changing from the history goes back to the history.
     response = client.post(
@@ -475,9 +482,9 @@ def test_no_page_or_answer_carries_a_system_run_rank_score_or_another_grade(pers
         )
     client = personas.client_for("rater")
     pages = [client.get(judge_url()), client.get(queue_url()), client.get(progress_url())]
-    item_id = pages[1].json()["items"][0]["id"]
-    pages.append(post_json(client, api_url(), {"item": item_id, "label": fair.pk}))
-    item_url = reverse("annotate:judge_item", kwargs={"slug": "campaign-a", "item_id": item_id})
+    shown = pages[1].json()["items"][0]["id"]
+    pages.append(post_json(client, api_url(), {"item": shown, "label": fair.pk}))
+    item_url = reverse("annotate:judge_item", kwargs={"slug": "campaign-a", "handle": shown})
     pages += [
         client.get(item_url),
         client.get(reverse("annotate:judge_history", kwargs={"slug": "campaign-a"})),

@@ -21,6 +21,8 @@ from tests.annotate.sxs_helpers import (
     make_comparison,
     post_json,
     sxs_url,
+    task_handle,
+    task_id,
 )
 from tests.conftest import PERSONA_NAMES
 
@@ -50,7 +52,7 @@ def first_task(client: Client, comparison) -> dict:
 def test_only_the_campaigns_raters_reach_the_side_by_side_pages(personas, comparison, persona):
     client = personas.client_for(persona)
     held = sxs_queue(rater=personas.rater, comparison=comparison)
-    task_url = sxs_url(comparison, "sxs_task", task_id=held[0][0].pk)
+    task_url = sxs_url(comparison, "sxs_task", handle=task_handle(personas.rater, held[0][0]))
     for url in (sxs_url(comparison), task_url):
         response = client.get(url)
         if persona == "anonymous":
@@ -99,7 +101,8 @@ def test_the_screen_shows_the_query_both_lists_and_the_keys(personas, comparison
 def test_a_document_on_both_sides_is_marked_on_both(personas, comparison):
     client = personas.client_for("rater")
     tasks = client.get(sxs_url(comparison, "sxs_api_queue")).json()["tasks"]
-    verdict_submit(rater=personas.rater, task_id=tasks[0]["id"], chosen="same")
+    first = task_id(personas.rater, tasks[0]["id"])
+    verdict_submit(rater=personas.rater, task_id=first, chosen="same")
     task = next(t for t in client.get(sxs_url(comparison, "sxs_api_queue")).json()["tasks"])
     assert task["query"] == "query text q1"
     left = {d["title"]: d["pair"] for d in task["left"]}
@@ -123,19 +126,20 @@ def test_a_document_on_both_sides_is_marked_on_both(personas, comparison):
 def test_an_answer_posted_without_javascript_is_stored_and_redirects(personas, comparison):
     client = personas.client_for("rater")
     page = client.get(sxs_url(comparison))
-    task_id = page.context["task"]["id"]
+    shown = page.context["task"]["id"]
     response = client.post(
         sxs_url(comparison),
-        {"task": task_id, "chosen": "left", "strength": "2", "reason": " fuller ", "shown_at": "1"},
+        {"task": shown, "chosen": "left", "strength": "2", "reason": " fuller ", "shown_at": "1"},
     )
     assert response.status_code == 302 and response["Location"] == sxs_url(comparison)
     verdict = Verdict.objects.get()
-    assert verdict.task_id == task_id and verdict.strength == 2 and verdict.reason == "fuller"
+    assert verdict.task_id == task_id(personas.rater, shown)
+    assert verdict.strength == 2 and verdict.reason == "fuller"
     assert verdict.value == ("G" if verdict.candidate_side == Side.LEFT else "B")
     # The next page shows the next task and a way back to the answer just given.
     page = client.get(sxs_url(comparison))
-    assert page.context["task"]["id"] != task_id
-    assert sxs_url(comparison, "sxs_task", task_id=task_id) in page.content.decode()
+    assert page.context["task"]["id"] != shown
+    assert sxs_url(comparison, "sxs_task", handle=shown) in page.content.decode()
 
 
 @pytest.mark.parametrize(
@@ -161,9 +165,9 @@ def test_changing_an_answer_on_its_page_keeps_the_sides_and_the_earlier_answer(
     personas, comparison
 ):
     client = personas.client_for("rater")
-    task_id = client.get(sxs_url(comparison)).context["task"]["id"]
-    client.post(sxs_url(comparison), {"task": task_id, "chosen": "right", "strength": "3"})
-    url = sxs_url(comparison, "sxs_task", task_id=task_id)
+    shown = client.get(sxs_url(comparison)).context["task"]["id"]
+    client.post(sxs_url(comparison), {"task": shown, "chosen": "right", "strength": "3"})
+    url = sxs_url(comparison, "sxs_task", handle=shown)
     page = client.get(url)
     html = page.content.decode()
     assert "Right better (much)" in html
@@ -174,7 +178,8 @@ def test_changing_an_answer_on_its_page_keeps_the_sides_and_the_earlier_answer(
     response = client.post(url, posted)  # the URL names the task
     assert response.status_code == 302
     verdict = Verdict.objects.get()
-    assert (verdict.task_id, verdict.value, verdict.strength) == (task_id, "S", None)
+    expected = (task_id(personas.rater, shown), "S", None)
+    assert (verdict.task_id, verdict.value, verdict.strength) == expected
     assert VerdictChange.objects.count() == 1
 
 
@@ -182,7 +187,8 @@ def test_a_task_the_rater_never_held_is_404(personas, comparison):
     client = personas.client_for("rater")
     client.get(sxs_url(comparison))
     other = comparison.tasks.exclude(leases__rater=personas.rater).first()
-    assert client.get(sxs_url(comparison, "sxs_task", task_id=other.pk)).status_code == 404
+    for name in (task_handle(personas.rater, other), str(other.pk), "AAAAAAAAAAA"):
+        assert client.get(sxs_url(comparison, "sxs_task", handle=name)).status_code == 404
 
 
 def test_when_everything_is_answered_the_rater_sees_all_done(personas, comparison):
@@ -257,7 +263,9 @@ def test_refused_json_answers_are_4xx_and_leave_the_database_unchanged(
 ):
     client = personas.client_for("rater")
     held = client.get(sxs_url(comparison, "sxs_api_queue")).json()["tasks"][0]["id"]
-    other = comparison.tasks.exclude(leases__rater=personas.rater).first().pk
+    other = task_handle(
+        personas.rater, comparison.tasks.exclude(leases__rater=personas.rater).first()
+    )
     if isinstance(body, dict):
         body = {k: {"TASK": held, "OTHER": other}.get(v, v) for k, v in body.items()}
     before = snapshot()
@@ -314,15 +322,15 @@ def test_nothing_a_rater_receives_tells_the_sides_systems_runs_scores_or_peers(
         verdict_submit(rater=other, task_id=task.pk, chosen="left", reason="PEER-NOTE")
     client = personas.client_for("rater")
     pages = [client.get(sxs_url(comparison)), client.get(sxs_url(comparison, "sxs_api_queue"))]
-    task_id = pages[1].json()["tasks"][0]["id"]
+    shown = pages[1].json()["tasks"][0]["id"]
     pages.append(
-        post_json(client, sxs_url(comparison, "sxs_api"), {"task": task_id, "chosen": "left"})
+        post_json(client, sxs_url(comparison, "sxs_api"), {"task": shown, "chosen": "left"})
     )
     pages.append(
         post_json(client, sxs_url(comparison, "sxs_api"), {"task": 10**9, "chosen": "left"})
     )
     pages += [
-        client.get(sxs_url(comparison, "sxs_task", task_id=task_id)),
+        client.get(sxs_url(comparison, "sxs_task", handle=shown)),
         client.get(sxs_url(comparison)),
         client.get(reverse("annotate:home")),
     ]
@@ -342,15 +350,13 @@ def test_nothing_a_rater_receives_tells_the_sides_systems_runs_scores_or_peers(
 def test_the_lease_side_decides_what_is_shown_on_the_left(personas, comparison):
     client = personas.client_for("rater")
     task = first_task(client, comparison)
-    lease = TaskLease.objects.get(task_id=task["id"], rater=personas.rater)
+    lease = TaskLease.objects.get(task_id=task_id(personas.rater, task["id"]), rater=personas.rater)
     left_titles = [d["title"] for d in task["left"]]
     expected = "b" if lease.candidate_side == Side.LEFT else "a"  # candidate docs are q0-b*
     assert left_titles == [f"Title of q0-{expected}{j}" for j in range(3)]
 
 
-def test_my_answers_lists_verdicts_cant_judge_and_skips_as_the_rater_saw_them(
-    personas, comparison
-):
+def test_my_answers_lists_verdicts_cant_judge_and_skips_as_the_rater_saw_them(personas, comparison):
     client = personas.client_for("rater")
     url = sxs_url(comparison, "sxs_api")
     tasks = client.get(sxs_url(comparison, "sxs_api_queue")).json()["tasks"]
@@ -369,7 +375,7 @@ def test_my_answers_lists_verdicts_cant_judge_and_skips_as_the_rater_saw_them(
     for secret in ("Good", "Bad", "candidate", comparison.baseline.name, comparison.name):
         assert secret not in html
     # Opening the skipped task offers to undo the skip.
-    skipped = client.get(sxs_url(comparison, "sxs_task", task_id=tasks[1]["id"]))
+    skipped = client.get(sxs_url(comparison, "sxs_task", handle=tasks[1]["id"]))
     assert 'id="unskip-button"' in skipped.content.decode()
 
 

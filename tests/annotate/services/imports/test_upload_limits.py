@@ -199,7 +199,7 @@ def test_text_stored_above_a_limit_is_listed_and_sent_to_raters_clamped(personas
     Query.objects.filter(pk=item.query_id).update(text="x" * 2_500)
     Document.objects.filter(pk=item.document_id).update(snippet="s" * 30_000)
     item.refresh_from_db()
-    payload = item_payload(item)
+    payload = item_payload(item, personas.rater)
     assert payload["query"] == "x" * 2_000 + "…"
     assert payload["snippet"] == "s" * 20_000 + "…"
     assert Query.objects.get(pk=item.query_id).text == "x" * 2_500  # stored as it was
