@@ -68,13 +68,18 @@ def test_uploads_are_binary_files_in_multipart(schema):
                 assert prop.get("format") != "uri", (name, field)
 
 
-def test_ids_are_integers_in_paths_as_in_bodies(schema):
+def test_ids_are_integers_in_paths_and_bodies_and_rater_handles_strings(schema):
     for name, _, operation in _operations(schema):
         for parameter in operation.get("parameters", []):
             if parameter["in"] == "path" and parameter["name"] != "slug":
                 assert parameter["schema"]["type"] == "integer", (name, parameter["name"])
-            if parameter["name"] in ("item", "task", "comparison"):
+            if parameter["name"] == "comparison":
                 assert parameter["schema"]["type"] == "integer", (name, parameter["name"])
+            if parameter["name"] in ("item", "task") and parameter["in"] == "query":
+                # A rater names their items and tasks by handle (issue 24), a manager by id:
+                # one string parameter that says so.
+                assert parameter["schema"]["type"] == "string", (name, parameter["name"])
+                assert "handle" in parameter["description"], (name, parameter["name"])
 
 
 def test_every_list_pages_by_cursor_with_its_sizes_documented(schema):

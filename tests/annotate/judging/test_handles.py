@@ -21,7 +21,7 @@ from tests.annotate.queue_helpers import build_pool, handle, item_id
 from tests.annotate.sxs_helpers import distinct_lists, make_comparison, post_json, sxs_url
 from tests.api.conftest import api_client_for
 
-MIGRATION = importlib.import_module("annotate.migrations.0017_blind_handles_side_secret")
+MIGRATION = importlib.import_module("annotate.migrations.0019_blind_handles_side_secret")
 
 
 def test_a_handle_names_its_task_for_its_rater_and_kind_only():
