@@ -18,6 +18,12 @@ from llmjudge.items import Item, builder_for, selected_items
 from llmjudge.jobs import start_judge_job
 from llmjudge.models import ModelJudge, ModelReply
 from llmjudge.prompt import DEFAULT_TEMPLATE
+from llmjudge.queue_order import (
+    model_doubts,
+    prioritized_queries,
+    queue_order_by_doubt,
+    queue_order_reset,
+)
 from llmjudge.run import judge_dry_run
 
 PREVIEW_CHOICES = 200  # items offered for the preview
@@ -56,7 +62,8 @@ def judges(request: HttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def judge_page(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     """POST action=save | preview (the posted template, not saved) | dry (count what a run
-    would send) | run (start it as a job)."""
+    would send) | run (start it as a job) | order / unorder (serve the queries the model
+    doubts first in the raters' queue, or stop)."""
     campaign, judge = judge_managed_by(request.user, slug, name)
     action = request.POST.get("action", "")
     form = ModelJudgeForm(request.POST or None, instance=judge, campaign=campaign)
@@ -70,6 +77,18 @@ def judge_page(request: HttpRequest, slug: str, name: str) -> HttpResponse:
             return redirect("jobs:campaign", slug=campaign.slug)
         messages.success(request, _("Started as job %(id)s: follow it below.") % {"id": job.pk})
         return redirect("jobs:campaign", slug=campaign.slug)
+    if action in ("order", "unorder"):
+        if action == "order":
+            count = queue_order_by_doubt(judge)
+            messages.success(
+                request,
+                _("%(n)s queries the model doubts now come first in the raters' queue.")
+                % {"n": count},
+            )
+        else:
+            queue_order_reset(campaign)
+            messages.success(request, _("The raters' queue is back to its usual order."))
+        return redirect("llmjudge:judge", slug=campaign.slug, name=judge.name)
     if action == "dry":
         form = ModelJudgeForm(instance=judge, campaign=campaign)
         context |= {"form": form, "dry": _dry(judge)}
@@ -87,6 +106,8 @@ def judge_page(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     context |= _preview(request, judge, template)
     context["runs"] = judge.runs.all()[:20]
     context["unreadable"] = unreadable_replies(judge)
+    context["doubts"] = model_doubts(judge)[:50]
+    context["prioritized"] = prioritized_queries(campaign)
     return render(request, "llmjudge/judge.html", context, status=status)
 
 

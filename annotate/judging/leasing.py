@@ -13,7 +13,14 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from annotate.judging.kinds import TaskKind
-from annotate.judging.open import aware, first_open_query, held_tasks, open_ids, slots_taken
+from annotate.judging.open import (
+    aware,
+    first_open_query,
+    held_tasks,
+    open_ids,
+    prioritized_open_queries,
+    slots_taken,
+)
 from annotate.models import Role
 from annotate.selectors_judge import rater_checked
 
@@ -99,6 +106,12 @@ def lease_next_query(kind: TaskKind, *, scope: Any, rater: AbstractBaseUser, now
     for round_ in range(CONTENDED_ROUNDS):
         after: int | None = None
         contended = False
+        # Queries a manager put first (a model judge's doubts) before the walk in id order.
+        for first in prioritized_open_queries(kind, scope=scope, rater=rater, now=now)[:20]:
+            leased, skipped = _lease_query(kind, scope, rater, first, now)
+            if leased:
+                return leased
+            contended = contended or skipped
         while True:
             # Past a contended query the walk goes on from there, not from the start: when
             # many raters lease at once (a class starting together) every one of them would

@@ -12,6 +12,10 @@ class Query(models.Model):
     external_id = models.CharField(max_length=200)
     text = models.TextField()
     description = models.TextField(blank=True, help_text="The intent behind the query, if known.")
+    # Above 0, the graded queue serves the query before the others, highest first: set by a
+    # manager from a model judge's doubts (llmjudge/queue_order.py). It carries no rank or
+    # system, so it keeps the queue blind.
+    priority = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         verbose_name_plural = "queries"
