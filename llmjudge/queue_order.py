@@ -71,11 +71,13 @@ def queue_order_by_doubt(judge: ModelJudge) -> int:
     queue_order_reset(campaign)
     for query_id, count in per_query.items():
         Query.objects.filter(pk=query_id).update(priority=min(count, MAX_PRIORITY))
+    Campaign.objects.filter(pk=campaign.pk).update(prioritized_queries=len(per_query))
     return len(per_query)
 
 
 def queue_order_reset(campaign: Campaign) -> int:
     """Back to the plain order; returns how many queries had a priority."""
+    Campaign.objects.filter(pk=campaign.pk).update(prioritized_queries=0)
     return Query.objects.filter(campaign=campaign, priority__gt=0).update(priority=0)
 
 

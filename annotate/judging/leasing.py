@@ -107,7 +107,11 @@ def lease_next_query(kind: TaskKind, *, scope: Any, rater: AbstractBaseUser, now
         after: int | None = None
         contended = False
         # Queries a manager put first (a model judge's doubts) before the walk in id order.
-        for first in prioritized_open_queries(kind, scope=scope, rater=rater, now=now)[:20]:
+        prioritized = kind.campaign(scope).prioritized_queries > 0
+        firsts = (
+            prioritized_open_queries(kind, scope=scope, rater=rater, now=now) if prioritized else []
+        )
+        for first in firsts[:20]:
             leased, skipped = _lease_query(kind, scope, rater, first, now)
             if leased:
                 return leased

@@ -73,6 +73,9 @@ class Campaign(models.Model):
     lease_minutes = models.PositiveSmallIntegerField(
         default=15, validators=[MinValueValidator(1), MaxValueValidator(24 * 60)]
     )
+    # How many of its queries have a priority (Query.priority; llmjudge/queue_order.py): the
+    # queue looks for them only when there are some, so a campaign without costs nothing.
+    prioritized_queries = models.PositiveIntegerField(default=0, editable=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -47,12 +47,16 @@ def test_doubted_queries_are_leased_first_and_the_order_can_be_undone(setup):
     doubted = {d.query for d in model_doubts(judge)}
     assert doubted == {"q3", "q4"}
     assert queue_order_by_doubt(judge) == len(doubted)
+    c.refresh_from_db()  # as the next request loads it
+    assert c.prioritized_queries == 2
     held = queue_items(rater=later, campaign=c)
     # The doubted query with the most doubts (q3: both items) comes first.
     assert {item.query.external_id for item in held} == {"q3"}
     assert Query.objects.get(campaign=c, external_id="q3").priority == 2
     queue_order_reset(c)
     assert not Query.objects.filter(campaign=c, priority__gt=0).exists()
+    c.refresh_from_db()
+    assert c.prioritized_queries == 0
 
 
 def test_the_manager_orders_the_queue_and_sees_what_raters_said(setup, personas):
