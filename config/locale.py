@@ -1,8 +1,11 @@
 """Which interface language a request gets (issue 20).
 
 Order: the user's own choice (Preferences, set by the picker in the header), then the default
-language of a campaign they rate in, then what Django's LocaleMiddleware found before us (the
-language cookie, then the browser's Accept-Language, then LANGUAGE_CODE).
+language of a campaign they rate in, then the browser's Accept-Language, then LANGUAGE_CODE.
+
+Pages look the first two up (one query) and keep the answer in the language cookie; the
+requests the judging scripts and API clients send (JSON) read only that cookie, through
+Django's LocaleMiddleware, so the judging round trips take no query for it.
 
 The campaign is the one in the URL when the user is a member of it; elsewhere (the home page,
 their preferences) it is the newest of their rater memberships whose campaign has a language.
@@ -17,6 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 from django.utils import translation
+from django.utils.translation.trans_real import parse_accept_lang_header
 
 LANGUAGE_COOKIE_MAX_AGE = 365 * 24 * 3600
 
@@ -71,28 +75,51 @@ def stored_language(user: AbstractBaseUser, slug: str | None) -> str | None:
     return None
 
 
-def user_language(request: HttpRequest) -> str | None:
-    """The language the signed-in user's choice or campaign gives, or None (the browser's)."""
-    user = getattr(request, "user", None)
-    if user is None or not user.is_authenticated:
-        return None
-    return stored_language(user, _campaign_slug(request))
+def _wants_json(request: HttpRequest) -> bool:
+    accept = request.headers.get("Accept", "")
+    return (
+        request.path_info.startswith("/api/")
+        or accept.startswith("application/json")
+        or request.content_type == "application/json"
+    )
+
+
+def browser_language(request: HttpRequest) -> str:
+    """The first language of Accept-Language this site has (the cookie left out), else the
+    default."""
+    header = request.headers.get("Accept-Language", "")
+    for code, _quality in parse_accept_lang_header(header):
+        if code != "*":
+            found = supported_language(code)
+            if found:
+                return found
+    return settings.LANGUAGE_CODE
 
 
 class UserLanguageMiddleware:
-    """After authentication: puts the user's language before the cookie and Accept-Language
-    that LocaleMiddleware (earlier in the list) already applied."""
+    """After authentication, on pages: puts the user's language before the browser's, and
+    keeps it in the language cookie for the scripts' requests."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        language = user_language(request)
-        if language and language != getattr(request, "LANGUAGE_CODE", None):
-            translation.activate(language)
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated or _wants_json(request):
+            return self.get_response(request)
+        cookie = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
+        language = stored_language(user, _campaign_slug(request))
+        # A cookie no choice stands behind any more (a campaign's language cleared) must not
+        # outrank the browser's language.
+        effective = language or browser_language(request)
+        if effective != getattr(request, "LANGUAGE_CODE", None):
+            translation.activate(effective)
             request.LANGUAGE_CODE = translation.get_language()
         response = self.get_response(request)
-        response.headers.setdefault("Content-Language", translation.get_language())
+        if language and cookie != language:
+            set_language_cookie(response, language)
+        elif not language and cookie:
+            set_language_cookie(response, None)
         return response
 
 
