@@ -135,3 +135,39 @@ def test_the_scripts_catalogue_follows_the_page(personas):
     assert catalogue.status_code == 200
     assert "\\u65e0\\u6cd5\\u5224\\u65ad" in catalogue.content.decode()  # 无法判断
     assert "\\u65e0" not in client.get(reverse("javascript-catalog"), **EN_BROWSER).content.decode()
+
+
+def test_a_judging_refusal_comes_back_in_the_pages_language(personas):
+    import json
+
+    from tests.annotate.queue_helpers import build_pool
+
+    build_pool(personas.campaign, queries=1, docs_per_query=2)
+    client = personas.client_for("rater")
+    url = reverse("annotate:judge_api", kwargs={"slug": personas.campaign.slug})
+    body = json.dumps({"item": 10**9, "action": "label", "label": 1, "seconds": 3})
+
+    def refusal(**headers) -> str:
+        response = client.post(url, body, content_type="application/json", **headers)
+        assert response.status_code == 404
+        return response.json()["error"]
+
+    assert refusal(**ZH_BROWSER) == "这个条目不属于本项目。"  # the browser's language
+    assert refusal(**EN_BROWSER) == "This item is not part of this campaign."
+    # The campaign's language: a page puts it in the cookie the scripts' requests carry.
+    Campaign.objects.filter(pk=personas.campaign.pk).update(language="zh-hans")
+    client.get(reverse("annotate:home"), **EN_BROWSER)
+    assert refusal(**EN_BROWSER) == "这个条目不属于本项目。"
+
+
+def test_an_import_error_keeps_its_file_line_shape_in_chinese(personas):
+    import io
+
+    from django.utils import translation
+
+    from annotate.services.imports import ImportFailed, import_queries
+
+    bad = io.BytesIO(b"q1\tfine query\nq2\tbad\x00query\n")
+    with translation.override("zh-hans"), pytest.raises(ImportFailed) as failed:
+        import_queries(campaign=personas.campaign, file=bad, name="queries.tsv", fmt="tsv")
+    assert str(failed.value) == "queries.tsv:2: 该行包含 NUL 字节"
