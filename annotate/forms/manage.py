@@ -39,7 +39,14 @@ class CampaignSettingsForm(forms.ModelForm):
             "guidelines": forms.Textarea(attrs={"rows": 14}),
             "image_hosts": forms.Textarea(attrs={"rows": 2}),
         }
+        # Here, not as the model fields' verbose names: those would need a migration.
         labels = {
+            "name": gettext_lazy("Name"),
+            "description": gettext_lazy("Description"),
+            "guidelines": gettext_lazy("Guidelines"),
+            "image_hosts": gettext_lazy("Image hosts"),
+            "aggregation": gettext_lazy("Aggregation"),
+            "relevant_from": gettext_lazy("Relevant from"),
             "overlap": gettext_lazy("Raters per item (overlap)"),
             "lease_minutes": gettext_lazy("Lease (minutes)"),
         }
@@ -49,6 +56,7 @@ class CampaignCreateForm(CampaignSettingsForm):
     slug = forms.SlugField(
         max_length=80,
         required=False,
+        label=gettext_lazy("Slug"),
         help_text=gettext_lazy(
             "Used in links; made from the name if empty (a name in Chinese or another script "
             "is transliterated)."

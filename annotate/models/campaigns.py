@@ -31,14 +31,14 @@ def language_choices() -> list[tuple[str, str]]:
 
 
 class Aggregation(models.TextChoices):
-    MEAN = "mean", "Mean"
-    MEDIAN = "median", "Median"
-    MAJORITY = "majority", "Majority"
+    MEAN = "mean", _("Mean")
+    MEDIAN = "median", _("Median")
+    MAJORITY = "majority", _("Majority")
 
 
 class Role(models.TextChoices):
-    RATER = "rater", "Rater"
-    MANAGER = "manager", "Manager"
+    RATER = "rater", _("Rater")
+    MANAGER = "manager", _("Manager")
 
 
 _HOST = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?")
