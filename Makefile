@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 # pytest-xdist workers: one per core. `make test PYTEST_WORKERS=0` runs everything in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: run test lint format setup setup-dev migrate demo clean
+.PHONY: run test lint format setup setup-dev migrate demo messages clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is needed, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -33,8 +33,16 @@ setup-dev: $(VENV)/.dev
 migrate: setup
 	$(BIN)/python manage.py migrate --noinput
 
-demo: migrate
-	$(BIN)/python manage.py demo
+# The translations: the .po files are committed, the .mo files built here (GNU gettext's msgfmt;
+# Debian: apt-get install gettext). README, "Languages".
+messages: setup
+	@command -v msgfmt >/dev/null || (echo "msgfmt is missing: install GNU gettext (apt-get install gettext)" && exit 1)
+	$(BIN)/python manage.py compilemessages --ignore=.venv --ignore=staticfiles > /dev/null
+
+# DEMO_LANG=zh loads the Chinese demo campaign instead of the English one.
+DEMO_LANG ?= en
+demo: migrate messages
+	$(BIN)/python manage.py demo --lang $(DEMO_LANG)
 
 # The worker runs beside the server; whichever way the server stops (Ctrl-C reaches both),
 # the trap stops the worker too. It does not reload on code changes: Ctrl-C and run again.
@@ -52,7 +60,7 @@ format: setup-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: setup-dev
+test: setup-dev messages
 	$(BIN)/ruff check .
 	$(BIN)/python manage.py makemigrations --check --dry-run > /dev/null || (echo "Missing migrations: run manage.py makemigrations" && exit 1)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)

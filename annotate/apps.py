@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.conf import settings
+from django.contrib.auth.signals import user_logged_in
 from django.db import connections
 from django.db.models.signals import post_migrate, post_save, pre_migrate, pre_save
 
@@ -16,6 +17,21 @@ class AnnotateConfig(AppConfig):
         pre_save.connect(_raw_counters, sender="annotate.SxsTask")
         pre_save.connect(_note_password_change, sender=settings.AUTH_USER_MODEL)
         post_save.connect(_revoke_tokens_on_password_change, sender=settings.AUTH_USER_MODEL)
+        user_logged_in.connect(_keep_chosen_language)
+
+
+def _keep_chosen_language(sender, request, user, **kwargs) -> None:
+    """A language picked on the sign-in page (a cookie) becomes the user's choice, unless they
+    have one already: otherwise it would give way to their campaign's at once."""
+    chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) if request else None
+    if not chosen:
+        return
+    from annotate.models import Preferences
+    from config.locale import supported_language
+
+    language = supported_language(chosen)
+    if language and not Preferences.objects.filter(user=user).exclude(language="").exists():
+        Preferences.objects.update_or_create(user=user, defaults={"language": language})
 
 
 def _note_password_change(sender, instance, raw: bool = False, update_fields=None, **kwargs):

@@ -24,6 +24,7 @@ urlpatterns = [
     path("tokens/", token_views.tokens, name="tokens"),
     path("tokens/<str:token_key>/revoke/", token_views.token_revoke_view, name="token_revoke"),
     path("preferences/", accounts.preferences, name="preferences"),
+    path("language/", accounts.language, name="language"),
     # The secret in these two links is the permission (issue 20); both work once.
     path("invite/<str:secret>/", invitations.invitation, name="invitation"),
     path("reset/<str:secret>/", accounts.password_reset_link, name="password_reset_link"),

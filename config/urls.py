@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 
 from annotate.admin.shortcut import scoped_shortcut
 
@@ -30,5 +31,7 @@ urlpatterns = [
         name="admin_view_on_site_scoped",
     ),
     path("admin/", admin.site.urls),
+    # The judging screens' messages in the page's language (static/js/*.js call gettext).
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("api/v1/", include("config.api_urls")),
 ]

@@ -70,6 +70,17 @@ def _fresh_caches():
         caches[alias].clear()
 
 
+@pytest.fixture(autouse=True)
+def _default_language():
+    """Every test starts in English: a request in Chinese (LocaleMiddleware) leaves its
+    language active in the thread, and the next test's messages would be Chinese."""
+    from django.utils import translation
+
+    translation.activate("en")
+    yield
+    translation.activate("en")
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup):
     """pytest-django's, then: close the jobs alias's connection before the test database is

@@ -17,7 +17,7 @@ from annotate.admin.scoping import (
     ScopedTabularInline,
     count_of,
 )
-from annotate.models.campaigns import DEFAULT_SCALE
+from annotate.models.campaigns import default_scale
 
 
 def autocomplete_user_if_allowed(request: HttpRequest) -> tuple[str, ...]:
@@ -137,7 +137,7 @@ class CampaignAdmin(ScopedAdmin):
         if not campaign.labels.exists():
             m.Label.objects.bulk_create(
                 m.Label(campaign=campaign, name=name, grade=grade, key=key, position=i)
-                for i, (name, grade, key) in enumerate(DEFAULT_SCALE)
+                for i, (name, grade, key) in enumerate(default_scale(campaign.language))
             )
         m.Membership.objects.get_or_create(
             campaign=campaign, user=request.user, defaults={"role": m.Role.MANAGER}

@@ -23,8 +23,8 @@ from annotate.ranking import run_top_k
 from annotate.services.campaigns import campaign_create, membership_set
 from annotate.services.pooling import pool_from_runs
 
-DEMO_SLUG = "demo"
-DEMO_NAME = "Demo: product search"
+DEMO_SLUG = data.ENGLISH.slug
+DEMO_NAME = data.ENGLISH.name
 DEMO_PASSWORD = "demo"
 SEED = 20261001
 BASELINE = "prod-2026-10"
@@ -46,6 +46,7 @@ class World:
 
     campaign: m.Campaign
     queries: list[m.Query]
+    text: data.DemoText
     # (query pk, document pk) -> true grade (3 Good, 2 Fair, 1 Bad); distractors are Bad.
     truth: dict[tuple[int, int], int] = field(default_factory=dict)
     # query pk -> (baseline top 10, candidate top 10) as document pks, in ranking order.
@@ -69,14 +70,14 @@ def accounts_ensure(*, reset_passwords: bool = False) -> dict[str, AbstractUser]
     return users
 
 
-def demo_campaign() -> m.Campaign | None:
-    return m.Campaign.objects.filter(slug=DEMO_SLUG).first()
+def demo_campaign(language: str = "en") -> m.Campaign | None:
+    return m.Campaign.objects.filter(slug=data.demo_text(language).slug).first()
 
 
 @transaction.atomic
-def demo_delete() -> bool:
+def demo_delete(language: str = "en") -> bool:
     """Delete the demo campaign and everything in it (not the accounts)."""
-    campaign = demo_campaign()
+    campaign = demo_campaign(language)
     if campaign is None:
         return False
     # Comparisons protect their runs and grades their labels (on_delete=PROTECT), and Django
@@ -88,20 +89,23 @@ def demo_delete() -> bool:
 
 
 @transaction.atomic
-def demo_build(*, accounts: dict[str, AbstractUser]) -> m.Campaign:
-    """Build the whole demo campaign. The caller checks that it does not exist yet."""
+def demo_build(*, accounts: dict[str, AbstractUser], language: str = "en") -> m.Campaign:
+    """Build the whole demo campaign in a language ("en" or "zh"). The caller checks that it
+    does not exist yet."""
     rng = random.Random(SEED)
+    text = data.demo_text(language)
     campaign = campaign_create(
-        name=DEMO_NAME,
-        slug=DEMO_SLUG,
+        name=text.name,
+        slug=text.slug,
         created_by=accounts["manager"],
         overlap=2,
-        guidelines=data.GUIDELINES,
-        description=data.DESCRIPTION,
+        guidelines=text.guidelines,
+        description=text.description,
+        language=text.language,
     )
     for name in ("rater1", "rater2"):
         membership_set(campaign=campaign, user=accounts[name], role=m.Role.RATER)
-    world = _corpus(campaign, rng)
+    world = _corpus(campaign, text, rng)
     baseline, candidate = _runs(world, rng)
     _pool(world, (baseline, candidate))
     comparison = _comparison(world, baseline, candidate)
@@ -109,9 +113,9 @@ def demo_build(*, accounts: dict[str, AbstractUser]) -> m.Campaign:
     return campaign
 
 
-def _corpus(campaign: m.Campaign, rng: random.Random) -> World:
+def _corpus(campaign: m.Campaign, text: data.DemoText, rng: random.Random) -> World:
     queries, documents, truth = [], [], {}
-    for qn, spec in enumerate(data.QUERIES, start=1):
+    for qn, spec in enumerate(text.queries, start=1):
         qid = f"q{qn:02d}"
         queries.append(
             m.Query(campaign=campaign, external_id=qid, text=spec.text, description=spec.intent)
@@ -121,9 +125,8 @@ def _corpus(campaign: m.Campaign, rng: random.Random) -> World:
         for grade, products, count in tiers:
             for i in range(count):
                 n += 1
-                doc = _listing(
-                    spec, products[i % len(products)], i + grade, f"P{qn:02d}{n:02d}", rng
-                )
+                product = products[i % len(products)]
+                doc = _listing(text, spec, product, i + grade, f"P{qn:02d}{n:02d}", rng)
                 documents.append(doc)
                 truth[(qid, doc.external_id)] = grade
     m.Query.objects.bulk_create(queries)
@@ -135,23 +138,32 @@ def _corpus(campaign: m.Campaign, rng: random.Random) -> World:
     return World(
         campaign=campaign,
         queries=list(campaign.queries.order_by("external_id")),
+        text=text,
         truth={(query_pk[q], doc_pk[d]): g for (q, d), g in truth.items()},
     )
 
 
 def _listing(
-    spec: data.QuerySpec, product: data.Product, brand_at: int, ext_id: str, rng: random.Random
+    text: data.DemoText,
+    spec: data.QuerySpec,
+    product: data.Product,
+    brand_at: int,
+    ext_id: str,
+    rng: random.Random,
 ) -> m.Document:
     """One shop listing: brand × model × product, with two or three of its facts."""
     brand = spec.brands[brand_at % len(spec.brands)]
-    model = f"{rng.choice(data.MODEL_NAMES)} {rng.randint(2, 9)}"
+    model = f"{rng.choice(text.model_names)} {rng.randint(2, 9)}"
     title = f"{brand} {model} {product.name}"
     facts = rng.sample(product.facts, k=min(len(product.facts), rng.choice((2, 3))))
     price = max(round(product.price * rng.uniform(0.85, 1.2)), 2) - 0.01
-    sentences = " ".join(f"{fact[0].upper()}{fact[1:]}." for fact in facts)
-    snippet = f"{sentences} ${price:.2f}, {rng.choice(data.SHIPPING)}."
-    domain = rng.choice(data.SHOP_DOMAINS)
-    url = f"https://{domain}/{spec.department}/{slugify(title)}-{ext_id.lower()}"
+    snippet = text.snippet(facts, price, rng.choice(text.shipping))
+    domain = rng.choice(text.shop_domains)
+    if text.language:
+        # A Chinese title makes no path: Chinese shops name an item page by its id.
+        url = f"https://{domain}/{spec.department}/{ext_id.lower()}.html"
+    else:
+        url = f"https://{domain}/{spec.department}/{slugify(title)}-{ext_id.lower()}"
     extra = {"brand": brand, "price": price, "department": spec.department}
     return m.Document(external_id=ext_id, title=title, url=url, snippet=snippet, extra=extra)
 
@@ -171,10 +183,7 @@ def _runs(world: World, rng: random.Random) -> tuple[m.Run, m.Run]:
             system=m.System.objects.create(campaign=campaign, name=name, description=about),
             name=name,
         )
-        for name, about in (
-            (BASELINE, "Production: BM25 with a learning-to-rank layer."),
-            (CANDIDATE, "BERT cross-encoder reranking the production top 100."),
-        )
+        for name, about in zip((BASELINE, CANDIDATE), world.text.systems, strict=True)
     )
 
     ext_id = dict(campaign.documents.values_list("pk", "external_id"))
@@ -182,11 +191,11 @@ def _runs(world: World, rng: random.Random) -> tuple[m.Run, m.Run]:
     for q, d in world.truth:
         own.setdefault(q, []).append(d)
     department = {
-        q.pk: data.QUERIES[i].department.split("/")[0] for i, q in enumerate(world.queries)
+        q.pk: world.text.queries[i].department.split("/")[0] for i, q in enumerate(world.queries)
     }
     entries = []
     for i, query in enumerate(world.queries):
-        spec = data.QUERIES[i]
+        spec = world.text.queries[i]
         # Other queries' listings of the same department first: what a lexical ranker drifts to.
         others = [(q, d) for q, ds in own.items() if q != query.pk for d in ds]
         near = [d for q, d in others if department[q] == department[query.pk]]

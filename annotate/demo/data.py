@@ -96,3 +96,77 @@ DESCRIPTION = (
     "Does the BERT candidate ranker beat production on product search? "
     "Graded judgments of the pooled top 10 of both systems, and a side-by-side comparison."
 )
+
+
+@dataclass(frozen=True)
+class DemoText:
+    """Everything of the demo that is written in one language: the campaign, its corpus, the
+    listings' wording, and what the seeded raters write (judging.py)."""
+
+    language: str  # the campaign's interface language for its raters ("" = the browser's)
+    slug: str
+    name: str
+    description: str
+    guidelines: str
+    queries: tuple[QuerySpec, ...]
+    shop_domains: tuple[str, ...]
+    shipping: tuple[str, ...]
+    model_names: tuple[str, ...]
+    systems: tuple[str, str]  # the baseline's and the candidate's descriptions
+    comments: dict[int, tuple[str, ...]]
+    cant_judge_comments: tuple[str, ...]
+    reasons_better: tuple[str, ...]  # {better} / {worse}: the side's name
+    reasons_same: tuple[str, ...]
+    sides: tuple[str, str]  # how a reason names the left and the right list
+
+    def snippet(self, facts: list[str], price: float, shipping: str) -> str:
+        if self.language.startswith("zh"):
+            return f"{'；'.join(facts)}。¥{price:.2f}，{shipping}。"
+        sentences = " ".join(f"{fact[0].upper()}{fact[1:]}." for fact in facts)
+        return f"{sentences} ${price:.2f}, {shipping}."
+
+
+ENGLISH = DemoText(
+    language="",
+    slug="demo",
+    name="Demo: product search",
+    description=DESCRIPTION,
+    guidelines=GUIDELINES,
+    queries=QUERIES,
+    shop_domains=SHOP_DOMAINS,
+    shipping=SHIPPING,
+    model_names=MODEL_NAMES,
+    systems=(
+        "Production: BM25 with a learning-to-rank layer.",
+        "BERT cross-encoder reranking the production top 100.",
+    ),
+    comments={
+        3: ("Exactly what the query asks for.",),
+        2: ("Right product, wrong size.", "Close, but misses a feature the query asks for."),
+        1: ("Accessory, not the product.", "Unrelated product."),
+    },
+    cant_judge_comments=("Listing shows no product details.", "Cannot tell the size from this."),
+    reasons_better=(
+        "{better} list has more exact matches in the top three.",
+        "{worse} list is full of accessories.",
+        "{better} list puts the best product first.",
+        "{worse} list misses the size the query asks for.",
+    ),
+    reasons_same=(
+        "Both lists show much the same products.",
+        "Different order, same quality.",
+        "Both have good and bad results; hard to pick.",
+    ),
+    sides=("Left", "Right"),
+)
+
+
+def demo_text(language: str) -> DemoText:
+    """The demo in a language: "en" or "zh"."""
+    if language == "zh":
+        from annotate.demo.chinese import CHINESE
+
+        return CHINESE
+    if language == "en":
+        return ENGLISH
+    raise ValueError(f"no demo in {language!r}: en or zh")

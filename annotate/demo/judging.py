@@ -21,30 +21,13 @@ from annotate import models as m
 
 if TYPE_CHECKING:
     from annotate.demo.build import World
+    from annotate.demo.data import DemoText
 
 RATER1_QUERIES = slice(0, 18)  # of the shuffled queries: 60% for rater1
 RATER2_QUERIES = slice(12, 24)  # 40% for rater2, six queries shared with rater1
 ACCURACY = {"rater1": 0.84, "rater2": 0.78}
 CANT_JUDGE = 0.025
 VERDICT_SHARE = {"rater1": 0.85, "rater2": 0.65}
-
-COMMENTS = {
-    3: ("Exactly what the query asks for.",),
-    2: ("Right product, wrong size.", "Close, but misses a feature the query asks for."),
-    1: ("Accessory, not the product.", "Unrelated product."),
-}
-CANT_JUDGE_COMMENTS = ("Listing shows no product details.", "Cannot tell the size from this.")
-REASONS_BETTER = (
-    "{better} list has more exact matches in the top three.",
-    "{worse} list is full of accessories.",
-    "{better} list puts the best product first.",
-    "{worse} list misses the size the query asks for.",
-)
-REASONS_SAME = (
-    "Both lists show much the same products.",
-    "Different order, same quality.",
-    "Both have good and bad results; hard to pick.",
-)
 
 
 class Timeline:
@@ -127,13 +110,13 @@ def _grades(world: World, people: list[_Rater], rng: random.Random) -> None:
                 times[(item.pk, person.user.pk)] = when
                 if rng.random() < CANT_JUDGE:
                     grade.cant_judge = True
-                    grade.comment = rng.choice(CANT_JUDGE_COMMENTS)
+                    grade.comment = rng.choice(world.text.cant_judge_comments)
                 else:
                     truth = world.truth[(item.query_id, item.document_id)]
                     value = _observed(truth, ACCURACY[person.name], rng)
                     grade.label = labels[value]
                     if rng.random() < 0.05:
-                        grade.comment = rng.choice(COMMENTS[value])
+                        grade.comment = rng.choice(world.text.comments[value])
                     if rng.random() < 0.04:
                         # Changed their mind: the first answer was a neighbouring grade.
                         first = labels[2] if value != 2 else labels[rng.choice((1, 3))]
@@ -201,7 +184,7 @@ def _verdicts(
                 steps = 1 + (abs(delta) > 0.08) + (abs(delta) > 0.2)
                 verdict.strength = min(3, max(1, steps + rng.choice((-1, 0, 0, 1))))
             if rng.random() < 0.35:
-                verdict.reason = _reason(verdict, rng)
+                verdict.reason = _reason(verdict, world.text, rng)
             verdicts.append(verdict)
     m.Verdict.objects.bulk_create(verdicts)
     saved = {
@@ -222,12 +205,13 @@ def _verdict_value(delta: float, rng: random.Random) -> str:
     return rng.choices(values, weights=weights)[0]
 
 
-def _reason(verdict: m.Verdict, rng: random.Random) -> str:
+def _reason(verdict: m.Verdict, text: DemoText, rng: random.Random) -> str:
     if verdict.value == m.VerdictValue.SAME:
-        return rng.choice(REASONS_SAME)
-    candidate = "Left" if verdict.candidate_side == m.Side.LEFT else "Right"
-    other = "Right" if candidate == "Left" else "Left"
+        return rng.choice(text.reasons_same)
+    left, right = text.sides
+    candidate = left if verdict.candidate_side == m.Side.LEFT else right
+    other = right if candidate == left else left
     better, worse = (
         (candidate, other) if verdict.value == m.VerdictValue.GOOD else (other, candidate)
     )
-    return rng.choice(REASONS_BETTER).format(better=better, worse=worse)
+    return rng.choice(text.reasons_better).format(better=better, worse=worse)

@@ -4,6 +4,7 @@ services write."""
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth import password_validation
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
@@ -125,7 +126,23 @@ class AcceptForm(NewPasswordForm):
     )
 
 
+def _language_field() -> forms.ChoiceField:
+    return forms.ChoiceField(
+        required=False,
+        label=_("Interface language"),
+        choices=[("", _("Automatic (the campaign's, else the browser's)")), *settings.LANGUAGES],
+    )
+
+
+class LanguageForm(forms.Form):
+    """The picker in the header."""
+
+    language = _language_field()
+    next = forms.CharField(required=False)
+
+
 class PreferencesForm(forms.Form):
+    language = _language_field()
     csv_bom = forms.BooleanField(
         required=False,
         label=_("Write CSV downloads for Excel (UTF-8 with a byte-order mark)"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from annotate.services.imports.common import MAX_NAME
 
@@ -16,15 +17,15 @@ KIND_CHOICES = [
 
 
 class ImportForm(forms.Form):
-    kind = forms.ChoiceField(choices=KIND_CHOICES, label="What the file holds")
-    file = forms.FileField(label="File (UTF-8)")
-    name = forms.CharField(required=False, max_length=MAX_NAME, label="Run name")
-    system = forms.CharField(required=False, max_length=MAX_NAME, label="System")
-    per_tag = forms.BooleanField(required=False, label="One run and one system per tag")
-    source = forms.CharField(required=False, max_length=MAX_NAME, label="Label source name")
-    any_grade = forms.BooleanField(required=False, label="Accept grades off the label scale")
+    kind = forms.ChoiceField(choices=KIND_CHOICES, label=_("What the file holds"))
+    file = forms.FileField(label=_("File (UTF-8)"))
+    name = forms.CharField(required=False, max_length=MAX_NAME, label=_("Run name"))
+    system = forms.CharField(required=False, max_length=MAX_NAME, label=_("System"))
+    per_tag = forms.BooleanField(required=False, label=_("One run and one system per tag"))
+    source = forms.CharField(required=False, max_length=MAX_NAME, label=_("Label source name"))
+    any_grade = forms.BooleanField(required=False, label=_("Accept grades off the label scale"))
     replace = forms.BooleanField(
-        required=False, label="Replace a run or label source of the same name"
+        required=False, label=_("Replace a run or label source of the same name")
     )
 
     def clean(self) -> dict:

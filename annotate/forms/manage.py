@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django import forms
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from annotate.models import Campaign
 from annotate.models.campaigns import DEFAULT_SCALE
@@ -22,6 +22,7 @@ SETTINGS_FIELDS = [
     "lease_minutes",
     "aggregation",
     "relevant_from",
+    "language",
 ]
 
 
@@ -38,13 +39,24 @@ class CampaignSettingsForm(forms.ModelForm):
             "guidelines": forms.Textarea(attrs={"rows": 14}),
             "image_hosts": forms.Textarea(attrs={"rows": 2}),
         }
-        labels = {"overlap": "Raters per item (overlap)", "lease_minutes": "Lease (minutes)"}
+        # Here, not as the model fields' verbose names: those would need a migration.
+        labels = {
+            "name": gettext_lazy("Name"),
+            "description": gettext_lazy("Description"),
+            "guidelines": gettext_lazy("Guidelines"),
+            "image_hosts": gettext_lazy("Image hosts"),
+            "aggregation": gettext_lazy("Aggregation"),
+            "relevant_from": gettext_lazy("Relevant from"),
+            "overlap": gettext_lazy("Raters per item (overlap)"),
+            "lease_minutes": gettext_lazy("Lease (minutes)"),
+        }
 
 
 class CampaignCreateForm(CampaignSettingsForm):
     slug = forms.SlugField(
         max_length=80,
         required=False,
+        label=gettext_lazy("Slug"),
         help_text=gettext_lazy(
             "Used in links; made from the name if empty (a name in Chinese or another script "
             "is transliterated)."
@@ -65,9 +77,13 @@ class CampaignCreateForm(CampaignSettingsForm):
             if not slug:
                 return slug_unique("", taken=_slug_taken, reserved=RESERVED_SLUGS)
         if slug in RESERVED_SLUGS:
-            raise forms.ValidationError(f"“{slug}” is reserved; choose another slug.")
+            raise forms.ValidationError(
+                gettext("“%(slug)s” is reserved; choose another slug.") % {"slug": slug}
+            )
         if _slug_taken(slug):
-            raise forms.ValidationError(f"A campaign with the slug “{slug}” already exists.")
+            raise forms.ValidationError(
+                gettext("A campaign with the slug “%(slug)s” already exists.") % {"slug": slug}
+            )
         return slug
 
     def clean_relevant_from(self) -> float:
@@ -76,19 +92,26 @@ class CampaignCreateForm(CampaignSettingsForm):
         grades = [grade for _, grade, _ in DEFAULT_SCALE]
         if not min(grades) <= value <= max(grades):
             raise forms.ValidationError(
-                f"Must be a grade of the scale or between them ({min(grades):g} to "
-                f"{max(grades):g}); the scale can be changed after creating the campaign."
+                gettext(
+                    "Must be a grade of the scale or between them (%(low)s to %(high)s); the "
+                    "scale can be changed after creating the campaign."
+                )
+                % {"low": f"{min(grades):g}", "high": f"{max(grades):g}"}
             )
         return value
 
 
 class LabelForm(forms.Form):
     id = forms.IntegerField(required=False, widget=forms.HiddenInput)
-    name = forms.CharField(max_length=40, widget=forms.TextInput(attrs={"aria-label": "Name"}))
-    grade = forms.FloatField(widget=forms.NumberInput(attrs={"aria-label": "Grade", "step": "any"}))
+    name = forms.CharField(
+        max_length=40, widget=forms.TextInput(attrs={"aria-label": gettext_lazy("Name")})
+    )
+    grade = forms.FloatField(
+        widget=forms.NumberInput(attrs={"aria-label": gettext_lazy("Grade"), "step": "any"})
+    )
     # max_length is checked by the scale service, so "Gx" gets its explanation, not a generic one.
     key = forms.CharField(
-        max_length=3, widget=forms.TextInput(attrs={"aria-label": "Key", "size": 2})
+        max_length=3, widget=forms.TextInput(attrs={"aria-label": gettext_lazy("Key"), "size": 2})
     )
 
     def spec(self, *, delete: bool) -> LabelSpec:
@@ -106,8 +129,8 @@ class LabelForm(forms.Form):
 class BaseLabelFormSet(forms.BaseFormSet):
     def add_fields(self, form, index) -> None:
         super().add_fields(form, index)
-        form.fields["ORDER"].widget.attrs.update({"aria-label": "Order", "min": 1})
-        form.fields["DELETE"].widget.attrs["aria-label"] = "Delete"
+        form.fields["ORDER"].widget.attrs.update({"aria-label": gettext("Order"), "min": 1})
+        form.fields["DELETE"].widget.attrs["aria-label"] = gettext("Delete")
 
 
 LabelFormSet = forms.formset_factory(

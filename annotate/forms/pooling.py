@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from annotate.models import Campaign, Run
 
@@ -20,7 +21,7 @@ class PoolForm(forms.Form):
         min_value=1,
         max_value=50,
         required=False,
-        help_text="Raters each new item needs; empty for the campaign's overlap.",
+        help_text=_("Raters each new item needs; empty for the campaign's overlap."),
     )
 
     def __init__(self, *args, campaign: Campaign, **kwargs) -> None:

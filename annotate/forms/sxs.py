@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from annotate.forms.judge import (
     ACTION_CANT_JUDGE,
@@ -49,36 +50,41 @@ class SizePlanForm(forms.Form):
 
 
 class ComparisonForm(forms.Form):
-    name = forms.CharField(max_length=200, help_text="For managers only; raters never see it.")
-    baseline = RunChoiceField(queryset=Run.objects.none(), label="Baseline run (A, in production)")
-    candidate = RunChoiceField(queryset=Run.objects.none(), label="Candidate run (B)")
+    name = forms.CharField(max_length=200, help_text=_("For managers only; raters never see it."))
+    baseline = RunChoiceField(
+        queryset=Run.objects.none(), label=_("Baseline run (A, in production)")
+    )
+    candidate = RunChoiceField(queryset=Run.objects.none(), label=_("Candidate run (B)"))
     unit = forms.ChoiceField(
         choices=ComparisonUnit.choices,
         initial=ComparisonUnit.LIST,
-        help_text="Per position follows seed 002's ⟨query, doc⟩ table: one task per rank.",
+        help_text=_("Per position follows seed 002's ⟨query, doc⟩ table: one task per rank."),
     )
     queries = forms.ChoiceField(
-        choices=[(QUERIES_ALL, "All queries"), (QUERIES_SAMPLE, "A random sample")],
+        choices=[(QUERIES_ALL, _("All queries")), (QUERIES_SAMPLE, _("A random sample"))],
         initial=QUERIES_ALL,
         widget=forms.RadioSelect,
-        label="Queries",
+        label=_("Queries"),
     )
     sample_size = forms.IntegerField(
-        min_value=1, required=False, label="Sample size", help_text="Only for a random sample."
+        min_value=1,
+        required=False,
+        label=_("Sample size"),
+        help_text=_("Only for a random sample."),
     )
-    depth = forms.IntegerField(min_value=1, max_value=100, initial=10, label="Results per side")
+    depth = forms.IntegerField(min_value=1, max_value=100, initial=10, label=_("Results per side"))
     raters_per_task = forms.IntegerField(
-        min_value=1, max_value=50, initial=1, label="Raters per task"
+        min_value=1, max_value=50, initial=1, label=_("Raters per task")
     )
     min_gsb = forms.FloatField(
-        min_value=-1, max_value=0.99, initial=0.0, label="Minimum GSB (the bar)",
-        help_text="The candidate launches only when GSB is clearly above this.",
+        min_value=-1, max_value=0.99, initial=0.0, label=_("Minimum GSB (the bar)"),
+        help_text=_("The candidate launches only when GSB is clearly above this."),
     )  # fmt: skip
     confidence = forms.FloatField(
-        min_value=0.5, max_value=0.999, initial=0.95, label="Confidence level"
+        min_value=0.5, max_value=0.999, initial=0.95, label=_("Confidence level")
     )
     min_queries = forms.IntegerField(
-        min_value=0, max_value=1_000_000, initial=30, label="Minimum number of queries"
+        min_value=0, max_value=1_000_000, initial=30, label=_("Minimum number of queries")
     )
     equivalence_margin = forms.FloatField(
         min_value=0, max_value=0.5, initial=0.0, required=False,
@@ -86,8 +92,8 @@ class ComparisonForm(forms.Form):
         help_text="A GSB this close to 0 is no meaningful difference; 0 leaves that outcome out.",
     )  # fmt: skip
     seed = forms.IntegerField(
-        min_value=0, max_value=2**62, label="Seed",
-        help_text="Draws the sample and the bootstrap; the same seed gives the same sample.",
+        min_value=0, max_value=2**62, label=_("Seed"),
+        help_text=_("Draws the sample and the bootstrap; the same seed gives the same sample."),
     )  # fmt: skip
 
     def __init__(self, *args, campaign: Campaign, **kwargs) -> None:

@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from annotate.counted import POOL
 from annotate.judging import handles
@@ -91,19 +92,19 @@ INNER JOIN annotate_document d ON d.id = p.document_id"""
     refused = GradeRefused
     outcome = GradeOutcome
     words = Words(
-        not_found="This item is not part of this campaign.",
-        not_assigned="This item is not assigned to you.",
-        late=(
+        not_found=_("This item is not part of this campaign."),
+        not_assigned=_("This item is not assigned to you."),
+        late=_(
             "Your time on this item ran out and other raters have graded it since; "
             "your grade was not needed. Continue with the next item."
         ),
-        full="This item already has all the grades it needs.",
-        conflict=(
+        full=_("This item already has all the grades it needs."),
+        conflict=_(
             "You already graded this item, from another tab or device. "
             "Keep that grade, or use this one."
         ),
-        answered="You already graded this item; change the grade instead.",
-        skipped="You skipped this item. Undo the skip to grade it.",
+        answered=_("You already graded this item; change the grade instead."),
+        skipped=_("You skipped this item. Undo the skip to grade it."),
     )
 
     def campaign(self, scope: Campaign) -> Campaign:
@@ -132,9 +133,9 @@ INNER JOIN annotate_document d ON d.id = p.document_id"""
         choice: GradeChoice = submission.choice
         if not choice.cant_judge:
             if choice.label_id is None:
-                raise GradeRefused("Choose a label.")
+                raise GradeRefused(_("Choose a label."))
             if locked.extra[0] is None:
-                raise GradeRefused("That label is not on this campaign's scale.")
+                raise GradeRefused(_("That label is not on this campaign's scale."))
 
     def counts(self, submission: Submission) -> bool:
         return not submission.choice.cant_judge

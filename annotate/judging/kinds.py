@@ -17,6 +17,7 @@ class Refused(Exception):
     with; each kind raises its own subclass (GradeRefused, VerdictRefused)."""
 
     def __init__(self, message: str, *, status: int = 400, **details: Any) -> None:
+        message = str(message)  # a lazy translation, in the language of the request raising it
         super().__init__(message)
         self.message = message
         self.status = status

@@ -11,6 +11,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotate.judging.kinds import TaskKind
 from annotate.judging.open import (
@@ -36,7 +37,7 @@ def ensure_rater(kind: TaskKind, scope: Any, rater: AbstractBaseUser) -> None:
     if rater_checked(campaign, rater):
         return  # campaign_rated_by asked the database earlier in this request
     if not campaign.memberships.filter(user=rater, role=Role.RATER).exists():
-        raise kind.refused("You are not a rater of this campaign.", status=403)
+        raise kind.refused(_("You are not a rater of this campaign."), status=403)
 
 
 def lease_until(kind: TaskKind, scope: Any, now: datetime) -> datetime:
@@ -228,5 +229,5 @@ def leases_release(
     tasks = kind.task_model.objects.filter(pk__in=task_ids).order_by("pk")
     locked = list(tasks.select_for_update().values_list("pk", flat=True))
     # Only on the tasks locked: a lease taken since is on a task this did not lock.
-    deleted, _ = leases.filter(**{f"{kind.lease_task}_id__in": locked}).delete()
+    deleted, _by_model = leases.filter(**{f"{kind.lease_task}_id__in": locked}).delete()
     return deleted

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
+from django.utils.translation import gettext_lazy as _
 
 from annotate.counted import TASKS
 from annotate.judging import handles
@@ -106,19 +107,19 @@ class SxsKind(TaskKind):
     refused = VerdictRefused
     outcome = VerdictOutcome
     words = Words(
-        not_found="This task is not part of this comparison.",
-        not_assigned="This task is not assigned to you.",
-        late=(
+        not_found=_("This task is not part of this comparison."),
+        not_assigned=_("This task is not assigned to you."),
+        late=_(
             "Your time on this task ran out and other raters have answered it since; "
             "your verdict was not needed. Continue with the next task."
         ),
-        full="This task already has all the verdicts it needs.",
-        conflict=(
+        full=_("This task already has all the verdicts it needs."),
+        conflict=_(
             "You already answered this task, from another tab or device. "
             "Keep that answer, or use this one."
         ),
-        answered="You already answered this task; change the answer instead.",
-        skipped="You skipped this task. Undo the skip to answer it.",
+        answered=_("You already answered this task; change the answer instead."),
+        skipped=_("You skipped this task. Undo the skip to answer it."),
     )
 
     def campaign(self, scope: Comparison) -> Campaign:
@@ -145,7 +146,7 @@ class SxsKind(TaskKind):
     def check(self, locked: Locked, submission: Submission) -> None:
         if locked.extra[0]:
             raise VerdictRefused(
-                "Both sides of this task are the same; it needs no verdict.", status=409
+                _("Both sides of this task are the same; it needs no verdict."), status=409
             )
 
     def counts(self, submission: Submission) -> bool:
@@ -199,7 +200,7 @@ def check_choice(chosen: object, strength: object) -> SxsChoice:
     if chosen == CANT_JUDGE:
         return SxsChoice(chosen=CANT_JUDGE, strength=None)
     if chosen not in CHOICES:
-        raise VerdictRefused("Choose Left better, About the same or Right better.")
+        raise VerdictRefused(_("Choose Left better, About the same or Right better."))
     if strength in (None, ""):
         strength = None
     else:
@@ -208,7 +209,7 @@ def check_choice(chosen: object, strength: object) -> SxsChoice:
         except (TypeError, ValueError):
             strength = 0
         if strength not in (1, 2, 3):
-            raise VerdictRefused("The strength must be 1 (slightly), 2 (clearly) or 3 (much).")
+            raise VerdictRefused(_("The strength must be 1 (slightly), 2 (clearly) or 3 (much)."))
     # A strength says how much better one side is: it has no meaning for "about the same".
     return SxsChoice(chosen=str(chosen), strength=None if chosen == "same" else strength)
 

@@ -12,7 +12,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from annotate.models.campaigns import Campaign, Role
+from annotate.models.campaigns import Campaign, Role, language_choices
 
 
 class InvitationState(models.TextChoices):
@@ -102,6 +102,14 @@ class Preferences(models.Model):
             "Excel on Windows, Chinese Windows above all, needs the mark to read UTF-8; other "
             "programs do not."
         ),
+    )
+
+    # Empty: not chosen (the campaign's language, then the browser's).
+    language = models.CharField(
+        max_length=16,
+        blank=True,
+        choices=language_choices,
+        verbose_name=_("Interface language"),
     )
 
     def __str__(self) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotate.models import Adjudication, Campaign, Label, PoolItem
 
@@ -40,13 +41,13 @@ def adjudication_set(
     another campaign, or a note that is too long."""
     item = PoolItem.objects.filter(campaign=campaign, pk=item_id).first()
     if item is None:
-        raise AdjudicationRefused("That pool item is not part of this campaign.")
+        raise AdjudicationRefused(_("That pool item is not part of this campaign."))
     label = Label.objects.filter(campaign=campaign, pk=label_id).first()
     if label is None:
-        raise AdjudicationRefused("Choose one of the campaign's labels.")
+        raise AdjudicationRefused(_("Choose one of the campaign's labels."))
     note = note.strip()
     if len(note) > MAX_NOTE:
-        raise AdjudicationRefused(f"Keep the note under {MAX_NOTE} characters.")
+        raise AdjudicationRefused(_("Keep the note under %(n)s characters.") % {"n": MAX_NOTE})
     # select_for_update serialises two managers ruling on one item at the same moment.
     ruling = Adjudication.objects.select_for_update().filter(pool_item=item).first()
     if ruling is None:
@@ -59,7 +60,7 @@ def adjudication_set(
 @transaction.atomic
 def adjudication_clear(*, campaign: Campaign, item_id: int) -> bool:
     """Remove the ruling on one item (the raters' aggregate applies again). False if none."""
-    deleted, _ = Adjudication.objects.filter(
+    deleted, _by_model = Adjudication.objects.filter(
         pool_item__campaign=campaign, pool_item_id=item_id
     ).delete()
     return bool(deleted)

@@ -8,7 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from annotate.models import Aggregation, Campaign, Label, Membership, Role
-from annotate.models.campaigns import DEFAULT_RELEVANT_FROM, DEFAULT_SCALE
+from annotate.models.campaigns import DEFAULT_RELEVANT_FROM, default_scale
 from annotate.services.slugs import random_slug, slug_from_name
 
 
@@ -18,14 +18,18 @@ def campaign_create(
     name: str,
     created_by: AbstractBaseUser | None = None,
     slug: str | None = None,
-    scale: Sequence[tuple[str, float, str]] = DEFAULT_SCALE,
+    scale: Sequence[tuple[str, float, str]] | None = None,
     relevant_from: float = DEFAULT_RELEVANT_FROM,
     aggregation: str = Aggregation.MEAN,
     overlap: int = 1,
     guidelines: str = "",
     description: str = "",
+    language: str = "",
 ) -> Campaign:
-    """Create a campaign with its label scale; the creator becomes its manager."""
+    """Create a campaign with its label scale; the creator becomes its manager. Without a
+    scale it gets the default one, named in the campaign's language (好 / 一般 / 差 in zh-Hans)."""
+    if scale is None:
+        scale = default_scale(language)
     if not scale:
         raise ValueError("a label scale needs at least one label")
     campaign = Campaign.objects.create(
@@ -37,6 +41,7 @@ def campaign_create(
         overlap=overlap,
         guidelines=guidelines,
         description=description,
+        language=language,
         created_by=created_by,
     )
     Label.objects.bulk_create(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotate.judging.graded import lease_release
 from annotate.judging.sxs import sxs_lease_release
@@ -62,17 +63,22 @@ def rater_add(*, campaign: Campaign, username: str) -> AbstractBaseUser:
         user = User.objects.get(**{User.USERNAME_FIELD: username})
     except User.DoesNotExist:
         raise ManageRefused(
-            f"There is no account named “{username}”. Invite the person instead (a link "
-            "with which they make their own account), or ask an administrator to create it."
+            _(
+                "There is no account named “%(name)s”. Invite the person instead (a link "
+                "with which they make their own account), or ask an administrator to create it."
+            )
+            % {"name": username}
         ) from None
     if not user.is_active:
-        raise ManageRefused(f"The account “{username}” is deactivated.")
+        raise ManageRefused(_("The account “%(name)s” is deactivated.") % {"name": username})
     role = campaign.memberships.filter(user=user).values_list("role", flat=True).first()
     if role == Role.RATER:
-        raise ManageRefused(f"{username} is already a rater of this campaign.")
+        raise ManageRefused(_("%(name)s is already a rater of this campaign.") % {"name": username})
     if role == Role.MANAGER:
         # One role per campaign: making a manager a rater would take away their manager role.
-        raise ManageRefused(f"{username} manages this campaign and cannot also be its rater.")
+        raise ManageRefused(
+            _("%(name)s manages this campaign and cannot also be its rater.") % {"name": username}
+        )
     membership_set(campaign=campaign, user=user, role=Role.RATER)
     return user
 
@@ -82,9 +88,13 @@ def rater_remove(*, campaign: Campaign, user: AbstractBaseUser) -> int:
     """Take a rater off the campaign. Their grades, skips and verdicts stay (they are data);
     the items and side-by-side tasks they hold go back to the queues at once. Returns how many
     leases were released."""
-    deleted, _ = Membership.objects.filter(campaign=campaign, user=user, role=Role.RATER).delete()
+    deleted, _by_model = Membership.objects.filter(
+        campaign=campaign, user=user, role=Role.RATER
+    ).delete()
     if not deleted:
-        raise ManageRefused(f"{user.get_username()} is not a rater of this campaign.")
+        raise ManageRefused(
+            _("%(name)s is not a rater of this campaign.") % {"name": user.get_username()}
+        )
     released = lease_release(campaign=campaign, rater=user)
     for comparison in campaign.comparisons.all():  # side-by-side tasks they hold, too
         released += sxs_lease_release(comparison=comparison, rater=user)
@@ -96,9 +106,9 @@ def raters_needed_set(*, campaign: Campaign, query: Query, raters_needed: int | 
     Returns the number of items changed. Lowering it below the grades an item already has
     simply stops the item being offered; no grade is removed."""
     if query.campaign_id != campaign.pk:
-        raise ManageRefused("That query is not part of this campaign.")
+        raise ManageRefused(_("That query is not part of this campaign."))
     if raters_needed is not None and not 1 <= raters_needed <= 50:
-        raise ManageRefused("Raters needed must be between 1 and 50.")
+        raise ManageRefused(_("Raters needed must be between 1 and 50."))
     return PoolItem.objects.filter(campaign=campaign, query=query).update(
         raters_needed=raters_needed
     )

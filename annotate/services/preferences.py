@@ -1,4 +1,5 @@
-"""A user's own preferences (today: CSV files for Excel), and reading them for a request."""
+"""A user's own preferences (CSV files for Excel, the interface language), and reading them
+for a request."""
 
 from __future__ import annotations
 
@@ -17,8 +18,22 @@ def preferences_of(user: AbstractBaseUser) -> Preferences:
     return Preferences.objects.filter(user=user).first() or Preferences(user=user)
 
 
-def preferences_save(*, user: AbstractBaseUser, csv_bom: bool) -> Preferences:
-    preferences, _ = Preferences.objects.update_or_create(user=user, defaults={"csv_bom": csv_bom})
+def preferences_save(
+    *, user: AbstractBaseUser, csv_bom: bool, language: str | None = None
+) -> Preferences:
+    """Save the user's preferences; a language of None leaves the stored one as it is."""
+    values: dict[str, object] = {"csv_bom": csv_bom}
+    if language is not None:
+        values["language"] = language
+    preferences, _ = Preferences.objects.update_or_create(user=user, defaults=values)
+    return preferences
+
+
+def language_save(*, user: AbstractBaseUser, language: str) -> Preferences:
+    """The picker in the header: "" goes back to the campaign's or the browser's language."""
+    preferences, _ = Preferences.objects.update_or_create(
+        user=user, defaults={"language": language}
+    )
     return preferences
 
 

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Count, ProtectedError
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotate import inputs
 from annotate.models import Campaign, Grade, GradeChange, Label
@@ -30,9 +32,9 @@ from annotate.models import Campaign, Grade, GradeChange, Label
 MIN_LABELS = 2
 MAX_LABELS = 9
 RESERVED_KEYS = {
-    "s": "S skips an item",
-    "x": "X marks an item as can't judge",
-    "?": "? opens the help",
+    "s": gettext_lazy("S skips an item"),
+    "x": gettext_lazy("X marks an item as can't judge"),
+    "?": gettext_lazy("? opens the help"),
 }
 
 
@@ -59,9 +61,9 @@ def key_problem(key: str) -> str | None:
     """Why a key cannot be used, or None when it can."""
     key = key.strip().lower()
     if key in RESERVED_KEYS:
-        return f"{RESERVED_KEYS[key]}, so it cannot be a label's key"
+        return _("%(why)s, so it cannot be a label's key") % {"why": RESERVED_KEYS[key]}
     if key.isdigit():
-        return "number keys 1..n are given by the order of the labels; choose a letter"
+        return _("number keys 1..n are given by the order of the labels; choose a letter")
     if len(key) != 1 or not ("a" <= key <= "z"):
         return "a key is a single letter from A to Z"
     return None
@@ -87,46 +89,61 @@ def _check(
 ) -> list[str]:
     errors: list[str] = []
     if len(kept) < MIN_LABELS:
-        errors.append(f"A scale needs at least {MIN_LABELS} labels.")
+        errors.append(_("A scale needs at least %(n)s labels.") % {"n": MIN_LABELS})
     if len(kept) > MAX_LABELS:
-        errors.append(f"A scale has at most {MAX_LABELS} labels (number keys 1 to 9).")
+        errors.append(
+            _("A scale has at most %(n)s labels (number keys 1 to 9).") % {"n": MAX_LABELS}
+        )
     seen_names: dict[str, str] = {}
     seen_keys: dict[str, str] = {}
     seen_grades: dict[float, str] = {}
     for spec in kept:
         name = spec.name.strip()
         if not name:
-            errors.append("Every label needs a name.")
+            errors.append(_("Every label needs a name."))
             continue
         if len(name) > 40:
-            errors.append(f"“{name[:40]}…”: a name has at most 40 characters.")
+            errors.append(_("“%(name)s…”: a name has at most 40 characters.") % {"name": name[:40]})
         if name.lower() in seen_names:
-            errors.append(f"Two labels are named “{name}”.")
+            errors.append(_("Two labels are named “%(name)s”.") % {"name": name})
         seen_names[name.lower()] = name
         problem = key_problem(spec.key)
         key = spec.key.strip().lower()
         if problem:
-            errors.append(f"“{name}”: key “{spec.key.strip()}”: {problem}.")
+            errors.append(
+                _("“%(name)s”: key “%(key)s”: %(problem)s.")
+                % {"name": name, "key": spec.key.strip(), "problem": problem}
+            )
         elif key in seen_keys:
-            errors.append(f"“{name}” and “{seen_keys[key]}” have the same key {key.upper()}.")
+            errors.append(
+                _("“%(name)s” and “%(other)s” have the same key %(key)s.")
+                % {"name": name, "other": seen_keys[key], "key": key.upper()}
+            )
         seen_keys.setdefault(key, name)
         bound = inputs.limit("grade_abs")
         if not math.isfinite(spec.grade):
-            errors.append(f"“{name}”: the grade must be a number.")
+            errors.append(_("“%(name)s”: the grade must be a number.") % {"name": name})
         elif abs(spec.grade) > bound:
             # As for imported grades: 2^grade - 1 (the exponential gain) must stay a float.
-            errors.append(f"“{name}”: the grade must lie between -{bound:,} and {bound:,}.")
+            errors.append(
+                _("“%(name)s”: the grade must lie between -%(bound)s and %(bound)s.")
+                % {"name": name, "bound": f"{bound:,}"}
+            )
         elif spec.grade in seen_grades:
             errors.append(
-                f"“{name}” and “{seen_grades[spec.grade]}” have the same grade {spec.grade:g}."
+                _("“%(name)s” and “%(other)s” have the same grade %(grade)s.")
+                % {"name": name, "other": seen_grades[spec.grade], "grade": f"{spec.grade:g}"}
             )
         seen_grades.setdefault(spec.grade, name)
     for spec in deleted:
         label = existing[spec.id]
         if used.get(spec.id):
             errors.append(
-                f"“{label.name}” cannot be deleted: {used[spec.id]} grade(s) use it. "
-                "Rename it or change its grade instead."
+                _(
+                    "“%(name)s” cannot be deleted: %(used)s grade(s) use it. Rename it or "
+                    "change its grade instead."
+                )
+                % {"name": label.name, "used": used[spec.id]}
             )
     return errors
 
@@ -134,13 +151,13 @@ def _check(
 def _relevant_problem(kept: list[LabelSpec], relevant_from: float) -> str | None:
     grades = [spec.grade for spec in kept if math.isfinite(spec.grade)]
     if not grades or not math.isfinite(relevant_from):
-        return "“Relevant from” must be a number." if grades else None
+        return _("“Relevant from” must be a number.") if grades else None
     low, high = min(grades), max(grades)
     if not low <= relevant_from <= high:
-        return (
-            f"“Relevant from” ({relevant_from:g}) must be a grade of the scale or lie between "
-            f"them ({low:g} to {high:g})."
-        )
+        return _(
+            "“Relevant from” (%(value)s) must be a grade of the scale or lie between them "
+            "(%(low)s to %(high)s)."
+        ) % {"value": f"{relevant_from:g}", "low": f"{low:g}", "high": f"{high:g}"}
     return None
 
 
@@ -163,7 +180,7 @@ def scale_save(
     unknown = [i for i in sent_ids if i not in existing]
     missing = set(existing) - set(sent_ids)
     if unknown or missing or len(sent_ids) != len(set(sent_ids)):
-        raise ScaleInvalid(["The scale changed since this page was loaded; reload and retry."])
+        raise ScaleInvalid([_("The scale changed since this page was loaded; reload and retry.")])
     kept = [spec for spec in labels if not spec.delete]
     deleted = [spec for spec in labels if spec.delete and spec.id is not None]
     used = _used_label_ids(list(existing))
@@ -175,8 +192,13 @@ def scale_save(
         raise ScaleInvalid(errors)
 
     warnings = [
-        f"{used[spec.id]} grade(s) given as “{existing[spec.id].name}” now count as "
-        f"{spec.grade:g} (was {existing[spec.id].grade:g})."
+        _("%(used)s grade(s) given as “%(name)s” now count as %(grade)s (was %(was)s).")
+        % {
+            "used": used[spec.id],
+            "name": existing[spec.id].name,
+            "grade": f"{spec.grade:g}",
+            "was": f"{existing[spec.id].grade:g}",
+        }
         for spec in kept
         if spec.id is not None and used.get(spec.id) and spec.grade != existing[spec.id].grade
     ]

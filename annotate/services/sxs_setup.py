@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotate.models import Campaign, Comparison, ComparisonUnit, Run, SxsTask
 from annotate.ranking import run_top_k
@@ -103,24 +104,26 @@ def comparison_create(
 
 def _check_setup(campaign, name, baseline, candidate, unit, depth, raters_per_task, sample_size):
     if not name:
-        raise ComparisonRefused("Give the comparison a name.")
+        raise ComparisonRefused(_("Give the comparison a name."))
     if Comparison.objects.filter(campaign=campaign, name=name).exists():
-        raise ComparisonRefused(f"This campaign already has a comparison named “{name}”.")
+        raise ComparisonRefused(
+            _("This campaign already has a comparison named “%(name)s”.") % {"name": name}
+        )
     if baseline.campaign_id != campaign.pk or candidate.campaign_id != campaign.pk:
-        raise ComparisonRefused("Both runs must belong to this campaign.")
+        raise ComparisonRefused(_("Both runs must belong to this campaign."))
     if baseline.pk == candidate.pk:
-        raise ComparisonRefused("Choose two different runs: the baseline and the candidate.")
+        raise ComparisonRefused(_("Choose two different runs: the baseline and the candidate."))
     if unit not in ComparisonUnit.values:
-        raise ComparisonRefused(f"Unknown unit “{unit}”.")
+        raise ComparisonRefused(_("Unknown unit “%(unit)s”.") % {"unit": unit})
     if not 1 <= depth <= 100:
-        raise ComparisonRefused("Results per side must be between 1 and 100.")
+        raise ComparisonRefused(_("Results per side must be between 1 and 100."))
     if not 1 <= raters_per_task <= 50:
-        raise ComparisonRefused("Raters per task must be between 1 and 50.")
+        raise ComparisonRefused(_("Raters per task must be between 1 and 50."))
     available = campaign.queries.count()
     if available == 0:
-        raise ComparisonRefused("The campaign has no queries yet: import them first.")
+        raise ComparisonRefused(_("The campaign has no queries yet: import them first."))
     if sample_size is not None and not 1 <= sample_size <= available:
         raise ComparisonRefused(
-            f"The sample must have between 1 and {available} queries (the campaign has "
-            f"{available})."
+            _("The sample must have between 1 and %(n)s queries (the campaign has %(n)s).")
+            % {"n": available}
         )

@@ -15,11 +15,13 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from annotate.forms.accounts import NewPasswordForm, PreferencesForm
+from annotate.forms.accounts import LanguageForm, NewPasswordForm, PreferencesForm
 from annotate.models import Campaign, Role
 from annotate.selectors import campaign_managed_by
 from annotate.services.accounts import (
@@ -32,7 +34,8 @@ from annotate.services.accounts import (
     reset_link_use,
 )
 from annotate.services.mail import mail_enabled, reset_mail
-from annotate.services.preferences import preferences_of, preferences_save
+from annotate.services.preferences import language_save, preferences_of, preferences_save
+from config.locale import set_language_cookie
 
 
 def _rater_of(campaign: Campaign, user_id: int):
@@ -135,10 +138,33 @@ def preferences(request: HttpRequest) -> HttpResponse:
     current = preferences_of(request.user)
     # An unticked box sends nothing at all: an empty POST is still a submitted form.
     data = request.POST if request.method == "POST" else None
-    form = PreferencesForm(data, initial={"csv_bom": current.csv_bom})
+    form = PreferencesForm(data, initial={"csv_bom": current.csv_bom, "language": current.language})
     if request.method == "POST" and form.is_valid():
-        preferences_save(user=request.user, csv_bom=form.cleaned_data["csv_bom"])
+        language = form.cleaned_data["language"]
+        preferences_save(user=request.user, csv_bom=form.cleaned_data["csv_bom"], language=language)
+        translation.activate(language or translation.get_language())
         messages.success(request, _("Preferences saved."))
-        return redirect("annotate:preferences")
+        response = redirect("annotate:preferences")
+        set_language_cookie(response, language or None)
+        return response
     status = 400 if form.errors else 200
     return render(request, "annotate/preferences.html", {"form": form}, status=status)
+
+
+@require_POST
+def language(request: HttpRequest) -> HttpResponse:
+    """The language picker in the header: stored in the user's preferences (and a cookie, so
+    the sign-in page speaks it too); anyone signed out gets the cookie only."""
+    form = LanguageForm(request.POST)
+    if not form.is_valid():
+        return HttpResponse(_("Unknown language."), status=400, content_type="text/plain")
+    chosen = form.cleaned_data["language"]
+    if request.user.is_authenticated:
+        language_save(user=request.user, language=chosen)
+    target = form.cleaned_data["next"]
+    safe = url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    response = redirect(target if target and safe else "annotate:home")
+    set_language_cookie(response, chosen or None)
+    return response

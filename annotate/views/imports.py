@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from annotate.forms.imports import ImportForm
@@ -35,7 +36,7 @@ def campaign_import(request: HttpRequest, slug: str) -> HttpResponse:
                     campaign=campaign, file=upload, filename=upload.name, **form.cleaned_data
                 )
             except (ImportFailed, UploadTooLarge) as exc:
-                messages.error(request, f"Nothing was imported: {exc}")
+                messages.error(request, _("Nothing was imported: %(why)s") % {"why": exc})
             else:
                 messages.success(request, str(summary))
                 for warning in summary.warnings:

@@ -12,6 +12,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from annotate.forms.judge import ACTION_SKIP, JudgeForm
@@ -79,9 +80,9 @@ def judge_item(request: HttpRequest, slug: str, handle: str) -> HttpResponse:
                 request, campaign, item, back_to, error=refusal.message, status=refusal.status
             )
         if result == "changed":
-            messages.success(request, "Your grade was changed; the earlier one is kept.")
+            messages.success(request, _("Your grade was changed; the earlier one is kept."))
         elif result == "unskipped":
-            messages.success(request, "The skip is undone.")
+            messages.success(request, _("The skip is undone."))
         return redirect(_back_url(campaign, back_to))
     return _item_page(request, campaign, item, back_to)
 

@@ -15,6 +15,7 @@ from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from annotate.forms.manage import (
     CampaignCreateForm,
@@ -43,7 +44,9 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
         except IntegrityError:  # the same slug taken a moment ago by someone else
             form.add_error("slug", "A campaign with this slug already exists.")
         else:
-            messages.success(request, f"Campaign “{campaign.name}” created; you manage it.")
+            messages.success(
+                request, _("Campaign “%(name)s” created; you manage it.") % {"name": campaign.name}
+            )
             return redirect(campaign)
     status = 400 if form.is_bound else 200
     return render(request, "annotate/manage_campaign_new.html", {"form": form}, status=status)
@@ -66,7 +69,7 @@ def campaign_settings(request: HttpRequest, slug: str) -> HttpResponse:
                 valid = False
         if valid and "preview" not in request.POST:
             campaign_update(campaign=campaign, **{f: form.cleaned_data[f] for f in SETTINGS_FIELDS})
-            messages.success(request, "Settings saved.")
+            messages.success(request, _("Settings saved."))
             return redirect("annotate:manage_settings", slug=campaign.slug)
         # A preview (or a form with errors) shows what was typed, rendered, unsaved.
         preview = guidelines_html(request, campaign, request.POST.get("guidelines", ""))
@@ -110,12 +113,12 @@ def campaign_scale(request: HttpRequest, slug: str) -> HttpResponse:
         except ScaleInvalid as exc:
             errors = exc.messages
         else:
-            messages.success(request, "Label scale saved.")
+            messages.success(request, _("Label scale saved."))
             for warning in warnings:
                 messages.warning(request, warning)
             return redirect(reverse("annotate:manage_scale", kwargs={"slug": campaign.slug}))
     else:
-        errors = ["Some fields need attention; see below."]
+        errors = [_("Some fields need attention; see below.")]
     return _scale_page(request, campaign, formset, level, errors, status=400)
 
 

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from annotate.forms.accounts import InviteForm
@@ -73,7 +74,9 @@ def rater_add_view(request: HttpRequest, slug: str) -> HttpResponse:
     except ManageRefused as exc:
         messages.error(request, exc.message)
         return _raters_page(request, campaign, status=400, add_form=form)
-    messages.success(request, f"{user.get_username()} is now a rater of this campaign.")
+    messages.success(
+        request, _("%(name)s is now a rater of this campaign.") % {"name": user.get_username()}
+    )
     return redirect("annotate:manage_raters", slug=slug)
 
 
@@ -89,8 +92,11 @@ def rater_remove_view(request: HttpRequest, slug: str, user_id: int) -> HttpResp
         return _raters_page(request, campaign, status=400)
     messages.success(
         request,
-        f"{user.get_username()} is no longer a rater; their grades stay, "
-        f"{released} held item(s) went back to the queue.",
+        _(
+            "%(name)s is no longer a rater; their grades stay, %(released)s held item(s) went "
+            "back to the queue."
+        )
+        % {"name": user.get_username(), "released": released},
     )
     return redirect("annotate:manage_raters", slug=slug)
 
@@ -106,7 +112,7 @@ def rater_unlock_view(request: HttpRequest, slug: str, user_id: int) -> HttpResp
     except ManageRefused as exc:
         messages.error(request, exc.message)
         return _raters_page(request, campaign, status=400)
-    messages.success(request, f"{user.get_username()} can sign in again.")
+    messages.success(request, _("%(name)s can sign in again.") % {"name": user.get_username()})
     return redirect("annotate:manage_raters", slug=slug)
 
 
@@ -121,7 +127,9 @@ def raters_needed(request: HttpRequest, slug: str) -> HttpResponse:
     external_id = form.cleaned_data["query"].strip()
     query = Query.objects.filter(campaign=campaign, external_id=external_id).first()
     if query is None:
-        messages.error(request, f"This campaign has no query with the id “{external_id}”.")
+        messages.error(
+            request, _("This campaign has no query with the id “%(id)s”.") % {"id": external_id}
+        )
         return _raters_page(request, campaign, status=400, needed_form=form)
     needed = form.cleaned_data["raters_needed"]
     changed = raters_needed_set(campaign=campaign, query=query, raters_needed=needed)
@@ -141,14 +149,16 @@ def lease_release_view(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_managed_by(request.user, slug)
     form = LeaseReleaseForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Choose a rater whose items to release.")
+        messages.error(request, _("Choose a rater whose items to release."))
         return _leases_page(request, campaign, status=400)
     rater = get_user_model().objects.filter(pk=form.cleaned_data["rater"]).first()
     if rater is None:
-        messages.error(request, "No such rater.")
+        messages.error(request, _("No such rater."))
         return _leases_page(request, campaign, status=400)
     released = lease_release(campaign=campaign, rater=rater, query_id=form.cleaned_data["query"])
     messages.success(
-        request, f"Released {released} item(s) held by {rater.get_username()}; they are open again."
+        request,
+        _("Released %(released)s item(s) held by %(name)s; they are open again.")
+        % {"released": released, "name": rater.get_username()},
     )
     return redirect("annotate:manage_leases", slug=slug)

@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from annotate.forms.pooling import PoolForm
@@ -36,5 +37,7 @@ def pool(request: HttpRequest, slug: str) -> HttpResponse:
         for field, errors in form.errors.items():
             label = form.fields[field].label or field.replace("_", " ").capitalize()
             for error in errors:
-                messages.error(request, f"Pooling: {label}: {error}")
+                messages.error(
+                    request, _("Pooling: %(field)s: %(error)s") % {"field": label, "error": error}
+                )
     return redirect(f"{campaign.get_absolute_url()}#pooling")

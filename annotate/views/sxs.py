@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from annotate.forms.sxs import VerdictForm
@@ -99,9 +100,9 @@ def sxs_task_view(request: HttpRequest, slug: str, comparison_id: int, handle: s
                 request, comparison, task, error=refusal.message, status=refusal.status
             )
         if result == "changed":
-            messages.success(request, "Your verdict was changed; the earlier one is kept.")
+            messages.success(request, _("Your verdict was changed; the earlier one is kept."))
         elif result == "unskipped":
-            messages.success(request, "The skip is undone.")
+            messages.success(request, _("The skip is undone."))
         return redirect(_queue_url(comparison))
     return _task_page(request, comparison, task)
 

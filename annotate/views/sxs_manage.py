@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from annotate import safecsv
@@ -68,8 +69,15 @@ def comparisons(request: HttpRequest, slug: str) -> HttpResponse:
                 progress = comparison_progress(comparison)
                 messages.success(
                     request,
-                    f"Comparison “{comparison.name}” is set up: {comparison.tasks.count()} tasks, "
-                    f"{progress['identical']} of them identical (counted as Same).",
+                    _(
+                        "Comparison “%(name)s” is set up: %(tasks)s tasks, %(identical)s of them "
+                        "identical (counted as Same)."
+                    )
+                    % {
+                        "name": comparison.name,
+                        "tasks": comparison.tasks.count(),
+                        "identical": progress["identical"],
+                    },
                 )
                 return redirect("annotate:sxs_report", slug=slug, comparison_id=comparison.pk)
         status = 400
@@ -193,7 +201,7 @@ def report_csv(request: HttpRequest, slug: str, comparison_id: int) -> HttpRespo
 def queries_csv(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
     """The per-query table: counts, y = G − B, the majority and the reasons."""
     comparison = comparison_managed_by(request.user, slug, comparison_id)
-    rows, _ = sorted_rows(comparison_report(comparison).rows, "query")
+    rows, _order = sorted_rows(comparison_report(comparison).rows, "query")
     header = ("query", "text", "tasks", "verdicts", "good", "same", "bad", "identical_same", "y")
     lines = [(*header, "majority", "reasons")]
     for r in rows:

@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -36,7 +37,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         if form.is_valid():
             try:
-                _, new_token = token_create(
+                _instance, new_token = token_create(
                     user=request.user,
                     name=form.cleaned_data["name"],
                     days=form.cleaned_data["days"],
@@ -60,7 +61,9 @@ def tokens(request: HttpRequest) -> HttpResponse:
 @require_POST
 def token_revoke_view(request: HttpRequest, token_key: str) -> HttpResponse:
     if token_revoke(user=request.user, token_key=token_key):
-        messages.success(request, f"Token {token_key}… revoked: scripts using it get 401 now.")
+        messages.success(
+            request, _("Token %(key)s… revoked: scripts using it get 401 now.") % {"key": token_key}
+        )
     else:
-        messages.error(request, "No such token (already revoked or expired).")
+        messages.error(request, _("No such token (already revoked or expired)."))
     return redirect("annotate:tokens")

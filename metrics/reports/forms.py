@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django import forms
 from django.http import QueryDict
+from django.utils.translation import gettext_lazy as _
 
 from annotate.models import Aggregation, Campaign, Label, LabelSource
 from metrics.services.scores import (
@@ -55,13 +56,13 @@ def _with_defaults(data: QueryDict, defaults: dict) -> dict:
 class BasisForm(forms.Form):
     """Which labels: the raters' grades by a rule, or an imported label source."""
 
-    aggregation = forms.ChoiceField(choices=Aggregation.choices, label="Aggregate grades by")
+    aggregation = forms.ChoiceField(choices=Aggregation.choices, label=_("Aggregate grades by"))
     source = forms.ModelChoiceField(
         queryset=LabelSource.objects.none(),
         to_field_name="name",
         required=False,
         empty_label="the raters' grades",
-        label="Labels",
+        label=_("Labels"),
     )
 
     def __init__(self, data: QueryDict, *, campaign: Campaign) -> None:
@@ -94,7 +95,7 @@ class ScoresForm(BasisForm):
     k = forms.IntegerField(min_value=1, max_value=MAX_K, label="k")
     gain = SettingField("gain")
     discount = SettingField("discount")
-    ideal = SettingField("ideal", label="Ideal ranking from")
+    ideal = SettingField("ideal", label=_("Ideal ranking from"))
 
     def extra_defaults(self) -> dict:
         return {"k": DEFAULT_K, "gain": "linear", "discount": "log2", "ideal": "judged"}

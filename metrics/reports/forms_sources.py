@@ -4,6 +4,7 @@ competitor's ranking, a behaviour log) and derivations (clicks, purchases)."""
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from annotate.models import Aggregation, BehaviourLog, Campaign
 from annotate.services.labels.bands import bands_text, default_bands, parse_bands
@@ -18,11 +19,11 @@ MATCH_CHOICES = [
 
 
 class SourcesSettingsForm(forms.Form):
-    k = forms.IntegerField(min_value=1, max_value=MAX_K, required=False, label="Cut-off k")
+    k = forms.IntegerField(min_value=1, max_value=MAX_K, required=False, label=_("Cut-off k"))
     aggregation = forms.ChoiceField(
         choices=[("", "the campaign's rule"), *Aggregation.choices],
         required=False,
-        label="Raters' aggregation",
+        label=_("Raters' aggregation"),
     )
 
     @property
@@ -35,15 +36,15 @@ class SourcesSettingsForm(forms.Form):
 
 
 class CompetitorForm(forms.Form):
-    file = forms.FileField(help_text="TREC run, or CSV qid,docno,rank (a header is optional).")
-    name = forms.CharField(max_length=180, help_text="Stored as competitor:NAME.")
+    file = forms.FileField(help_text=_("TREC run, or CSV qid,docno,rank (a header is optional)."))
+    name = forms.CharField(max_length=180, help_text=_("Stored as competitor:NAME."))
     bands = forms.CharField(
         required=False,
         max_length=500,
-        help_text="Positions to grades, e.g. 1-3:Good, 4-10:Fair, 11-20:Bad.",
+        help_text=_("Positions to grades, e.g. 1-3:Good, 4-10:Fair, 11-20:Bad."),
     )
-    match = forms.ChoiceField(choices=MATCH_CHOICES, initial="auto", label="Match documents")
-    replace = forms.BooleanField(required=False, label="Replace a source of that name")
+    match = forms.ChoiceField(choices=MATCH_CHOICES, initial="auto", label=_("Match documents"))
+    replace = forms.BooleanField(required=False, label=_("Replace a source of that name"))
 
     def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -62,13 +63,15 @@ class CompetitorForm(forms.Form):
 
 class LogForm(forms.Form):
     file = forms.FileField(
-        help_text="CSV with a header, or JSONL: qid, docno (or url), position, impressions, "
-        "clicks, optionally purchases and dwell. Logs of millions of rows: use the "
-        "import_logs command."
+        help_text=_(
+            "CSV with a header, or JSONL: qid, docno (or url), position, impressions, "
+            "clicks, optionally purchases and dwell. Logs of millions of rows: use the "
+            "import_logs command."
+        )
     )
-    name = forms.CharField(max_length=200, help_text="The log's name in the campaign.")
-    match = forms.ChoiceField(choices=MATCH_CHOICES, initial="auto", label="Match documents")
-    replace = forms.BooleanField(required=False, label="Replace a log of that name")
+    name = forms.CharField(max_length=200, help_text=_("The log's name in the campaign."))
+    match = forms.ChoiceField(choices=MATCH_CHOICES, initial="auto", label=_("Match documents"))
+    replace = forms.BooleanField(required=False, label=_("Replace a log of that name"))
 
 
 class DeriveForm(forms.Form):
@@ -80,7 +83,7 @@ class DeriveForm(forms.Form):
         ]
     )
     name = forms.CharField(
-        max_length=180, required=False, help_text="Stored as METHOD:NAME (default: the log's)."
+        max_length=180, required=False, help_text=_("Stored as METHOD:NAME (default: the log's).")
     )
     min_expected_clicks = forms.FloatField(
         min_value=0,
@@ -91,14 +94,14 @@ class DeriveForm(forms.Form):
     min_impressions = forms.IntegerField(
         min_value=1,
         required=False,
-        help_text="Purchases: no label below this many impressions (default 1).",
+        help_text=_("Purchases: no label below this many impressions (default 1)."),
     )
     thresholds = forms.CharField(
         required=False,
         max_length=200,
-        help_text="Clicks: ratio thresholds, highest first (default 1.5, then halving).",
+        help_text=_("Clicks: ratio thresholds, highest first (default 1.5, then halving)."),
     )
-    replace = forms.BooleanField(required=False, label="Replace a source of that name")
+    replace = forms.BooleanField(required=False, label=_("Replace a source of that name"))
 
     def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
         super().__init__(*args, **kwargs)

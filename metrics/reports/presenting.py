@@ -11,40 +11,63 @@ from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.timesince import timesince
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from annotate import safecsv
 from annotate.models import Campaign
-from annotate.services.aggregation import SOURCE_RULE, rule_note
+from annotate.services.aggregation import RULE_NOTES, SOURCE_RULE
 from metrics.services.snapshots import Fresh
+
+# The aggregation rules as a report page explains them (rule_note is the English of export
+# headers, which must stay ASCII).
+_RULE_NOTES_SHOWN = {
+    "mean": gettext_lazy("mean of the raters' grades"),
+    "median": gettext_lazy(
+        "median of the raters' grades; an even count takes the mean of the two middle grades"
+    ),
+    "majority": gettext_lazy("most frequent grade; a tie goes to the lower grade"),
+}
 
 
 def basis_text(*, rule: str, source: str | None, adjudicated: int = 0) -> str:
     """Which labels the numbers come from, in one sentence."""
     if rule == SOURCE_RULE or source:
-        return f"Labels: the imported label source “{source}”, as imported."
-    text = f"Labels: the raters' grades aggregated by {rule} ({rule_note(rule)})"
+        return _("Labels: the imported label source “%(source)s”, as imported.") % {
+            "source": source
+        }
+    note = _RULE_NOTES_SHOWN.get(rule)
+    text = _(
+        "Labels: the raters' grades aggregated by %(rule)s (%(note)s; can't-judge answers left out)"
+    ) % {
+        "rule": rule,
+        "note": note if note is not None else RULE_NOTES.get(rule, rule),
+    }
     if adjudicated:
-        pairs = "pair" if adjudicated == 1 else "pairs"
-        text += f"; {adjudicated} {pairs} settled by a manager's adjudication, which wins"
-    return text + "."
+        text += ngettext(
+            "; %(n)s pair settled by a manager's adjudication, which wins",
+            "; %(n)s pairs settled by a manager's adjudication, which wins",
+            adjudicated,
+        ) % {"n": adjudicated}
+    return text + _(".")
 
 
 def age_text(fresh: Fresh, *, now: datetime | None = None) -> str:
     """How old the stored numbers are, and whether they were just recomputed (and why)."""
     now = now or timezone.now()
     snap = fresh.snapshot
-    took = f"{snap.seconds:.1f} s" if snap.seconds >= 0.1 else "under 0.1 s"
+    took = _("%(s)s s") % {"s": f"{snap.seconds:.1f}"} if snap.seconds >= 0.1 else _("under 0.1 s")
     if fresh.recomputed and fresh.replaced_at is not None:
-        return (
-            f"Recomputed just now (took {took}): the judgments or runs changed since the "
-            f"previous snapshot, computed {timesince(fresh.replaced_at, now)} ago."
-        )
+        return _(
+            "Recomputed just now (took %(took)s): the judgments or runs changed since the "
+            "previous snapshot, computed %(ago)s ago."
+        ) % {"took": took, "ago": timesince(fresh.replaced_at, now)}
     if fresh.recomputed:
-        return f"Computed just now (took {took}); stored for the next views."
-    return (
-        f"From a snapshot computed {timesince(snap.computed_at, now)} ago (took {took}); "
-        "the judgments and runs have not changed since."
-    )
+        return _("Computed just now (took %(took)s); stored for the next views.") % {"took": took}
+    return _(
+        "From a snapshot computed %(ago)s ago (took %(took)s); the judgments and runs have not "
+        "changed since."
+    ) % {"ago": timesince(snap.computed_at, now), "took": took}
 
 
 def number(value: float | None, digits: int = 4) -> str:

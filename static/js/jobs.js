@@ -2,6 +2,11 @@
 // cells (as text, never markup). New jobs reload the page once so they get their forms.
 (function () {
   "use strict";
+  // Messages in the page's language: the catalogue is /jsi18n/ (Django's JavaScriptCatalog,
+  // loaded by base.html); without it the English text stands.
+  const gettext = window.gettext || ((text) => text);
+  const ngettext = window.ngettext || ((one, many, n) => (n === 1 ? one : many));
+  const interpolate = (format, values) => format.replace(/%\((\w+)\)s/g, (_, name) => String(values[name]));
   const table = document.getElementById("jobs");
   if (!table) return;
   const url = table.dataset.statusUrl;
@@ -9,8 +14,8 @@
 
   function left(seconds) {
     if (seconds === null || seconds === undefined) return "";
-    if (seconds < 60) return Math.ceil(seconds) + " s";
-    return Math.floor(seconds / 60) + " min " + Math.ceil(seconds % 60) + " s";
+    if (seconds < 60) return interpolate(gettext("%(s)s s"), { s: Math.ceil(seconds) });
+    return interpolate(gettext("%(m)s min %(s)s s"), { m: Math.floor(seconds / 60), s: Math.ceil(seconds % 60) });
   }
 
   function update(row, job) {
@@ -39,7 +44,7 @@
       if (response.ok) {
         const data = await response.json();
         const workers = document.getElementById("workers");
-        if (workers) workers.textContent = data.workers + " worker" + (data.workers === 1 ? "" : "s") + " running.";
+        if (workers) workers.textContent = interpolate(ngettext("%(n)s worker running.", "%(n)s workers running.", data.workers), { n: data.workers });
         for (const job of data.jobs) {
           const row = table.querySelector('tr[data-job="' + job.id + '"]');
           if (row) update(row, job);

@@ -11,6 +11,10 @@
  */
 (function () {
   "use strict";
+  // Messages in the page's language: the catalogue is /jsi18n/ (Django's JavaScriptCatalog,
+  // loaded by base.html); without it the English text stands.
+  const gettext = window.gettext || ((text) => text);
+  const interpolate = (format, values) => format.replace(/%\((\w+)\)s/g, (_, name) => String(values[name]));
 
   const { request, createOutbox } = window.Judging;
   const DOUBLE_TAP_MS = 150;
@@ -196,7 +200,7 @@
     const initial = JSON.parse(stateNode.textContent);
     const urls = initial.urls;
     const unitOf = (entry) => entry.payload[kind.unit];
-    const loading = `Loading the next ${kind.word}…`;
+    const loading = interpolate(gettext("Loading the next %(word)s…"), { word: kind.word });
 
     // ---- State ---------------------------------------------------------------------------
     let latestRequest = 0; // the newest request's ticket: an older answer's list is stale
@@ -244,7 +248,7 @@
       el.queryDesc.hidden = !unit.description;
       kind.render(unit, review || null);
       el.banner.hidden = !review;
-      if (review) el.banner.textContent = review.refused ? `Not stored: ${review.refused}` : kind.banner(review);
+      if (review) el.banner.textContent = review.refused ? interpolate(gettext("Not stored: %(why)s"), { why: review.refused }) : kind.banner(review);
       root.classList.remove("is-waiting");
       if (el.notice.textContent === loading) el.notice.textContent = "";
       // Back is a link to the last answer's page, or (nothing answered yet) a button.
@@ -269,25 +273,29 @@
       const p = server.progress;
       const done = Math.min(p.done + fresh.length, p.assigned);
       meter(el.raterProgress, done, p.assigned);
-      el.raterCount.textContent = `${done} of ${p.assigned} done · ${p.assigned - done} left`;
+      el.raterCount.textContent = interpolate(gettext("%(done)s of %(assigned)s done · %(left)s left"), {
+        done,
+        assigned: p.assigned,
+        left: p.assigned - done,
+      });
       const o = server.overall;
       const counted = Math.min(o.counted + counting.length, o.needed);
       meter(el.overallProgress, counted, o.needed);
-      el.overallCount.textContent = `${counted} of ${o.needed} ${kind.noun}s`;
+      el.overallCount.textContent = interpolate(gettext("%(counted)s of %(needed)s %(nouns)s"), { counted, needed: o.needed, nouns: kind.nouns });
       showSaveStatus();
     }
 
     function meter(progress, value, max) {
       progress.max = Math.max(max, 1);
       progress.value = value;
-      progress.textContent = `${value} of ${max}`;
+      progress.textContent = interpolate(gettext("%(value)s of %(max)s"), { value, max });
     }
 
     function showSaveStatus() {
       const waiting = outbox.entries.length;
       const trouble = outbox.trouble;
-      let text = waiting ? `Saving ${waiting}…` : `All ${kind.noun}s saved`;
-      if (trouble) text = `${trouble} ${waiting} ${kind.noun}(s) kept, sending again…`;
+      let text = waiting ? interpolate(gettext("Saving %(waiting)s…"), { waiting }) : interpolate(gettext("All %(nouns)s saved"), { nouns: kind.nouns });
+      if (trouble) text = interpolate(gettext("%(trouble)s %(waiting)s %(nouns)s kept, sending again…"), { trouble, waiting, nouns: kind.nouns });
       el.saveStatus.textContent = text;
       el.saveStatus.classList.toggle("is-trouble", Boolean(trouble));
     }
@@ -302,7 +310,7 @@
       if (history.length > HISTORY_LIMIT) history.shift();
       answered.add(current.id);
       send({ ...kind.payload(current, choice), seconds }, true, kind.counts(choice), { entry });
-      say(`Previous ${kind.word}: ${kind.describe(choice)}.`);
+      say(interpolate(gettext("Previous %(word)s: %(answer)s."), { word: kind.word, answer: kind.describe(choice) }));
       advance();
     }
 
@@ -323,7 +331,7 @@
       const entry = history[reviewIndex];
       if (entry.refused) return;
       if (kind.isSkip(choice) && !kind.isSkip(entry.choice)) {
-        say(`Only new ${kind.word}s can be skipped.`, "warning");
+        say(interpolate(gettext("Only new %(words)s can be skipped."), { words: kind.words }), "warning");
         return;
       }
       if (!kind.same(entry.choice, choice)) {
@@ -332,7 +340,7 @@
         // The stored answer this page shows: the server refuses to replace any other.
         const payload = { ...kind.payload(entry.unit, choice), replaces: kind.token(previous) };
         send(payload, false, false, { entry, previous });
-        say(`Changed to ${kind.describe(choice)}.`);
+        say(interpolate(gettext("Changed to %(answer)s."), { answer: kind.describe(choice) }));
       }
       reviewIndex += 1;
       if (reviewIndex < history.length) render(history[reviewIndex].unit, history[reviewIndex]);
@@ -418,13 +426,18 @@
       const { origin, data } = conflicts[0];
       const stored = data.conflict.stored ? kind.fromStored(data.conflict.stored) : null;
       const mine = origin.entry.choice;
-      const theirs = stored ? kind.describe(stored) : "nothing";
+      const theirs = stored ? kind.describe(stored) : gettext("nothing");
       el.conflictText.textContent =
-        `You already answered this ${kind.word} (“${origin.entry.unit.query}”) elsewhere, ` +
-        `in another tab or on another device: ${theirs}. This tab sent: ${kind.describe(mine)}.`;
-      el.conflictKeep.textContent = `Keep ${theirs}`;
+        interpolate(
+          gettext(
+            "You already answered this %(word)s (“%(query)s”) elsewhere, in another tab or on " +
+              "another device: %(theirs)s. This tab sent: %(mine)s."
+          ),
+          { word: kind.word, query: origin.entry.unit.query, theirs, mine: kind.describe(mine) }
+        );
+      el.conflictKeep.textContent = interpolate(gettext("Keep %(answer)s"), { answer: theirs });
       el.conflictKeep.hidden = !stored;
-      el.conflictMine.textContent = `Use ${kind.describe(mine)}`;
+      el.conflictMine.textContent = interpolate(gettext("Use %(answer)s"), { answer: kind.describe(mine) });
       el.conflict.hidden = false;
     }
 
@@ -437,10 +450,10 @@
         const payload = { ...kind.payload(origin.entry.unit, mine) };
         if (data.conflict.replaces) payload.replaces = data.conflict.replaces;
         send(payload, false, false, { entry: origin.entry, previous: stored });
-        say(`Using ${kind.describe(mine)}.`);
+        say(interpolate(gettext("Using %(answer)s."), { answer: kind.describe(mine) }));
       } else {
         origin.entry.choice = stored;
-        say(`Kept ${kind.describe(stored)}.`);
+        say(interpolate(gettext("Kept %(answer)s."), { answer: kind.describe(stored) }));
       }
       el.conflict.hidden = true;
       showConflict();
@@ -452,7 +465,7 @@
     function undoSkip() {
       const entry = history[reviewIndex];
       send(kind.unskip(entry.unit), false, false, { entry, unskip: true });
-      say(`Skip undone: the ${kind.word} comes back in your queue while it still needs answers.`);
+      say(interpolate(gettext("Skip undone: the %(word)s comes back in your queue while it still needs answers."), { word: kind.word }));
       forget(entry);
     }
 
@@ -516,7 +529,7 @@
         receive(data, ticket);
         if (!current && !upcoming.length && !outbox.busy) window.location.assign(urls.done);
       } catch (error) {
-        say(`Could not load the next ${kind.word}; trying again…`, "warning");
+        say(interpolate(gettext("Could not load the next %(word)s; trying again…"), { word: kind.word }), "warning");
         setTimeout(fetchQueue, 3000);
       }
     }

@@ -13,6 +13,10 @@
  */
 (function () {
   "use strict";
+  // Messages in the page's language: the catalogue is /jsi18n/ (Django's JavaScriptCatalog,
+  // loaded by base.html); without it the English text stands.
+  const gettext = window.gettext || ((text) => text);
+  const interpolate = (format, values) => format.replace(/%\((\w+)\)s/g, (_, name) => String(values[name]));
 
   function csrfToken() {
     // The cookie follows a token rotation (signing in again in another tab); the form's copy
@@ -100,10 +104,10 @@
         if (response.ok && data) settled = [onAnswer, data];
         else if (data && status >= 400 && status < 500 && status !== 401) settled = [onRefusal, data];
         else if (status === 401 || status === 403) {
-          retryLater("Your sign-in ended: sign in again in another tab.", 10000);
-        } else retryLater("The server had a problem.");
+          retryLater(gettext("Your sign-in ended: sign in again in another tab."), 10000);
+        } else retryLater(gettext("The server had a problem."));
       } catch (networkError) {
-        retryLater("Connection lost.");
+        retryLater(gettext("Connection lost."));
       }
       if (settled) {
         entries.shift();

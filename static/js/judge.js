@@ -7,6 +7,10 @@
  */
 (function () {
   "use strict";
+  // Messages in the page's language: the catalogue is /jsi18n/ (Django's JavaScriptCatalog,
+  // loaded by base.html); without it the English text stands.
+  const gettext = window.gettext || ((text) => text);
+  const interpolate = (format, values) => format.replace(/%\((\w+)\)s/g, (_, name) => String(values[name]));
 
   const root = document.getElementById("judge");
   if (!root) return;
@@ -54,9 +58,10 @@
     unit: "item", // the payload's key for what is answered
     units: "items", // the state's list of held items
     overall: "campaign", // the state's whole-campaign counts
-    word: "document",
-    noun: "grade",
-    firstInSession: "This is the first document of this session. Older grades are under “My grades”.",
+    word: gettext("document"),
+    words: gettext("documents"),
+    nouns: gettext("grades"),
+    firstInSession: gettext("This is the first document of this session. Older grades are under “My grades”."),
     scrollAnchor: el.doc,
     focus: el.doc,
     render,
@@ -114,16 +119,18 @@
 
   function banner(review) {
     if (review.choice.action === "skip") {
-      return "You skipped this document. Choose a label to grade it, U to undo the skip, or Esc to return.";
+      return gettext("You skipped this document. Choose a label to grade it, U to undo the skip, or Esc to return.");
     }
-    return `Changing an earlier grade (now ${describe(review.choice)}). Choose a label to change it, or Esc to return.`;
+    return interpolate(gettext("Changing an earlier grade (now %(answer)s). Choose a label to change it, or Esc to return."), {
+      answer: describe(review.choice),
+    });
   }
 
   function describe(choice) {
-    if (choice.action === "skip") return "Skipped";
-    if (choice.action === "cant_judge") return "Can't judge";
+    if (choice.action === "skip") return gettext("Skipped");
+    if (choice.action === "cant_judge") return gettext("Can't judge");
     const label = labels.find((l) => l.id === choice.label);
-    return label ? label.name : "a label";
+    return label ? label.name : gettext("a label");
   }
 
   function updateQueryLeft(reviewing) {
@@ -133,7 +140,7 @@
     if (!current) return;
     const same = (item) => item.query === current.query && item.description === current.description;
     const left = 1 + screen.upcoming.filter(same).length;
-    el.queryLeft.textContent = `· ${left} left for this query`;
+    el.queryLeft.textContent = interpolate(gettext("· %(left)s left for this query"), { left });
   }
 
   function disable() {
@@ -170,7 +177,7 @@
 
   function skip() {
     if (screen.reviewing) {
-      screen.say("Only new documents can be skipped.", "warning");
+      screen.say(gettext("Only new documents can be skipped."), "warning");
       return;
     }
     screen.choose({ action: "skip" });

@@ -9,6 +9,10 @@
  */
 (function () {
   "use strict";
+  // Messages in the page's language: the catalogue is /jsi18n/ (Django's JavaScriptCatalog,
+  // loaded by base.html); without it the English text stands.
+  const gettext = window.gettext || ((text) => text);
+  const interpolate = (format, values) => format.replace(/%\((\w+)\)s/g, (_, name) => String(values[name]));
 
   const root = document.getElementById("sxs");
   if (!root) return;
@@ -40,14 +44,14 @@
   };
   const STRENGTH_KEYS = { 1: 1, 2: 2, 3: 3 };
   const WORDS = {
-    left: "Left better",
-    same: "About the same",
-    right: "Right better",
-    cant_judge: "Can't judge",
-    skip: "Skipped",
+    left: gettext("Left better"),
+    same: gettext("About the same"),
+    right: gettext("Right better"),
+    cant_judge: gettext("Can't judge"),
+    skip: gettext("Skipped"),
   };
   const SIDES = ["left", "same", "right"];
-  const STRENGTH_WORDS = { 1: "slightly", 2: "clearly", 3: "much" };
+  const STRENGTH_WORDS = { 1: gettext("slightly"), 2: gettext("clearly"), 3: gettext("much") };
 
   function describe(choice) {
     const sided = choice.chosen === "left" || choice.chosen === "right";
@@ -69,7 +73,8 @@
   function toggleStrength(n) {
     const next = strengthValue() === n ? null : n;
     setStrength(next);
-    page.say(next ? `How much better: ${STRENGTH_WORDS[next]}. Now choose a side.` : "Strength cleared.");
+    page.say(next ? interpolate(gettext("How much better: %(strength)s. Now choose a side."), { strength: STRENGTH_WORDS[next] })
+        : gettext("Strength cleared."));
   }
 
   // ---- A document on both sides: hovering one lights up its twin -------------------------
@@ -113,16 +118,19 @@
     unit: "task", // the payload's key for what is answered
     units: "tasks", // the state's list of held tasks
     overall: "overall", // the state's counts over all raters
-    word: "task",
-    noun: "answer",
-    firstInSession: "This is the first task of this session.",
+    word: gettext("task"),
+    words: gettext("tasks"),
+    nouns: gettext("answers"),
+    firstInSession: gettext("This is the first task of this session."),
     scrollAnchor: root,
     focus: el.sides,
     render,
     banner: (review) =>
       review.choice.chosen === "skip"
-        ? "You skipped this task. Choose a side (or X) to answer it, U to undo the skip, or Esc to return."
-        : `Changing an earlier answer (now ${describe(review.choice)}). Choose again to change it, or Esc to return.`,
+        ? gettext("You skipped this task. Choose a side (or X) to answer it, U to undo the skip, or Esc to return.")
+        : interpolate(gettext("Changing an earlier answer (now %(answer)s). Choose again to change it, or Esc to return."), {
+            answer: describe(review.choice),
+          }),
     describe,
     disable: () => Object.values(buttons).forEach((button) => button && (button.disabled = true)),
     payload: (task, choice) => {
@@ -170,10 +178,12 @@
           const both = paragraph("sxs-both", "");
           const badge = document.createElement("span");
           badge.className = "badge";
-          badge.textContent = "on both sides";
+          badge.textContent = gettext("on both sides");
           const twin = document.createElement("span");
           twin.className = "sxs-twin";
-          twin.textContent = doc.twin === index + 1 ? "same place" : `#${doc.twin} on the ${other}`;
+          twin.textContent = doc.twin === index + 1
+              ? gettext("same place")
+              : interpolate(other === "right" ? gettext("#%(twin)s on the right") : gettext("#%(twin)s on the left"), { twin: doc.twin });
           both.append(badge, " ", twin);
           item.append(both);
         }
@@ -226,7 +236,7 @@
     if (cleared) reason = "";
     screen.choose({ chosen, strength: SIDES.includes(chosen) && chosen !== "same" ? strengthValue() : null, reason });
     if (cleared) {
-      screen.say(`Changed to ${WORDS[chosen]}; the earlier reason was cleared: it was about the other answer.`, "warning");
+      screen.say(interpolate(gettext("Changed to %(answer)s; the earlier reason was cleared: it was about the other answer."), { answer: WORDS[chosen] }), "warning");
     }
   }
 

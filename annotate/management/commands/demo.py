@@ -31,6 +31,13 @@ class Command(BaseCommand):
             help="delete the demo campaign and build it again; reset the accounts' passwords",
         )
         parser.add_argument(
+            "--lang",
+            choices=("en", "zh"),
+            default="en",
+            help="en: the English demo; zh: a Chinese one (Chinese searches and listings, a "
+            "zh-Hans campaign whose raters get the Chinese interface)",
+        )
+        parser.add_argument(
             "--force",
             action="store_true",
             help="run even though DEBUG is off (never in production)",
@@ -50,14 +57,15 @@ class Command(BaseCommand):
             )
         )
         with transaction.atomic():
-            if options["reset"] and demo_delete():
+            language = options["lang"]
+            if options["reset"] and demo_delete(language):
                 self.stdout.write("Deleted the demo campaign.")
             accounts = accounts_ensure(reset_passwords=options["reset"])
-            campaign = demo_campaign()
+            campaign = demo_campaign(language)
             if campaign is not None:
                 self.stdout.write("Demo data already present (use --reset to rebuild it).")
             else:
-                campaign = demo_build(accounts=accounts)
+                campaign = demo_build(accounts=accounts, language=language)
                 self.stdout.write(self.style.SUCCESS(f"Built the campaign {campaign.name!r}."))
         self._summary(campaign)
 

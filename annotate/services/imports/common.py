@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from annotate import inputs
 from annotate.models import Campaign, Document, Query
@@ -125,7 +126,7 @@ class LineSource:
                 self._opened = open(Path(self.file), "rb")  # closed in __exit__
             except OSError as exc:
                 raise ImportFailed(
-                    self.path, None, f"cannot read the file ({exc.strerror})"
+                    self.path, None, _("cannot read the file (%(why)s)") % {"why": exc.strerror}
                 ) from None
         return self
 
@@ -144,14 +145,16 @@ class LineSource:
                 if len(raw) > max_line and not raw.endswith(b"\n" if not is_text else "\n"):
                     # Read no further: one endless line would otherwise fill the memory.
                     raise ImportFailed(
-                        self.path, lineno, f"the line is longer than {max_line:,} bytes"
+                        self.path,
+                        lineno,
+                        _("the line is longer than %(max)s bytes") % {"max": f"{max_line:,}"},
                     )
                 text = raw if is_text else self._decode(raw, lineno)
                 if lineno == 1 and text.startswith("\ufeff"):
                     text = text[1:]
                 if "\x00" in text:
                     # PostgreSQL cannot store NUL in text, and no id or title needs one.
-                    raise ImportFailed(self.path, lineno, "the line contains a NUL byte")
+                    raise ImportFailed(self.path, lineno, _("the line contains a NUL byte"))
                 if not self.keep_ends:
                     text = text.rstrip("\r\n")
                 self.lines = lineno
@@ -160,7 +163,7 @@ class LineSource:
                 yield lineno, text
         except UnicodeDecodeError:
             # Only a text stream gets here; its decoder reads ahead, so the line is approximate.
-            raise ImportFailed(self.path, lineno + 1, "the file is not valid UTF-8") from None
+            raise ImportFailed(self.path, lineno + 1, _("the file is not valid UTF-8")) from None
         if self.progress is not None:
             self.progress(lineno)
 
@@ -171,8 +174,8 @@ class LineSource:
             raise ImportFailed(
                 self.path,
                 lineno,
-                f"not valid UTF-8 (0x{raw[exc.start]:02x} at byte {exc.start + 1} of the line); "
-                "save the file as UTF-8",
+                _("not valid UTF-8 (0x%(byte)s at byte %(at)s of the line); save the file as UTF-8")
+                % {"byte": f"{raw[exc.start]:02x}", "at": exc.start + 1},
             ) from None
 
 
@@ -350,8 +353,10 @@ def atomic_import(path: str) -> Iterator[None]:
         raise ImportFailed(
             path,
             None,
-            "the campaign changed while this file was imported (another import at the same "
-            "time?); nothing was imported, try again",
+            _(
+                "the campaign changed while this file was imported (another import at the same "
+                "time?); nothing was imported, try again"
+            ),
         ) from None
 
 

@@ -15,6 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.models import Role
@@ -170,12 +171,12 @@ def adjudicate(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     query = QueryDict(request.POST.get("return_query", "")).urlencode()
     if request.POST.get("action") == "clear":
         if adjudication_clear(campaign=campaign, item_id=item_id):
-            messages.success(request, "Ruling removed: the raters' aggregate applies again.")
+            messages.success(request, _("Ruling removed: the raters' aggregate applies again."))
         return redirect(f"{back}?{query}#item-{item_id}" if query else f"{back}#item-{item_id}")
     form = AdjudicationForm(request.POST, campaign=campaign)
     if not form.is_valid():
         return _disagreements_page(
-            request, campaign, status=400, error="Choose one of the campaign's labels."
+            request, campaign, status=400, error=_("Choose one of the campaign's labels.")
         )
     try:
         ruling = adjudication_set(
@@ -189,7 +190,10 @@ def adjudicate(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
         return _disagreements_page(request, campaign, status=400, error=refused.message)
     messages.success(
         request,
-        f"Settled as {ruling.label.name}: this label now wins over the raters' aggregate "
-        "in every report and export.",
+        _(
+            "Settled as %(label)s: this label now wins over the raters' aggregate in every "
+            "report and export."
+        )
+        % {"label": ruling.label.name},
     )
     return redirect(f"{back}?{query}#item-{item_id}" if query else f"{back}#item-{item_id}")
