@@ -172,6 +172,7 @@
           action.run();
         }
       });
+      root.dataset.ready = "true";
     }
 
     return { say, changePage, queue: (kind) => queueScreen(root, el, say, toggleHelp, kind) };
@@ -613,6 +614,7 @@
       }
       updateProgress();
       outbox.pump(); // answers kept from an earlier page, if any
+      root.dataset.ready = "true"; // the keys work from now on (tests wait for it)
     }
 
     function watchOtherTabs() {

@@ -87,7 +87,9 @@ def test_a_second_tab_waits_until_the_rater_takes_the_queue_over(personas, live_
     tab.keyboard.press("g")  # ignored: this tab does not judge
     tab.wait_for_timeout(300)
     assert not Grade.objects.exists()
-    tab.locator("#elsewhere-take").click()
+    with tab.expect_navigation():  # taking over reloads the queue from the server
+        tab.locator("#elsewhere-take").click()
+    expect(tab.locator("#judge[data-ready]")).to_have_count(1)
     expect(tab.locator("#elsewhere")).to_be_hidden()
     expect(page.locator("#elsewhere")).to_be_visible()  # the first tab is told at once
     page.keyboard.press("g")
