@@ -35,9 +35,12 @@ migrate: setup
 
 # The translations: the .po files are committed, the .mo files built here (GNU gettext's msgfmt;
 # Debian: apt-get install gettext). README, "Languages".
+# GNU gettext's msgfmt when the machine has it; otherwise Babel, in the virtual environment
+# (config/messages.py): the two write the same catalogues, and nothing else is needed.
 messages: setup
-	@command -v msgfmt >/dev/null || (echo "msgfmt is missing: install GNU gettext (apt-get install gettext)" && exit 1)
-	$(BIN)/python manage.py compilemessages --ignore=.venv --ignore=staticfiles > /dev/null
+	@if command -v msgfmt >/dev/null; then \
+		$(BIN)/python manage.py compilemessages --ignore=.venv --ignore=staticfiles > /dev/null; \
+	else $(BIN)/python -m config.messages; fi
 
 # DEMO_LANG=zh loads the Chinese demo campaign instead of the English one.
 DEMO_LANG ?= en
