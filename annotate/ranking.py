@@ -19,6 +19,8 @@ Python objects.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -147,6 +149,39 @@ def run_order(run: Run, *, queries: Queries = None) -> dict[int, np.ndarray]:
 def run_top_k(run: Run, k: int, *, queries: Queries = None) -> dict[int, np.ndarray]:
     """{query id: the top `k` document ids of `run` in ranking order}."""
     return ranked_entries(run, k=k, queries=queries).by_query()
+
+
+# A side-by-side reply shows the lists of the one or two queries the rater holds, and building
+# them (the entries, the documents' byte order) was most of a verdict's time. A run's order
+# changes only when its entries are replaced, which raises its entries_version: the key.
+_TOP_K_CACHE: OrderedDict[tuple, np.ndarray] = OrderedDict()
+_TOP_K_CACHE_SIZE = 20_000
+_TOP_K_LOCK = threading.Lock()
+
+
+def run_top_k_cached(run: Run, k: int, query_ids: list[int]) -> dict[int, np.ndarray]:
+    """run_top_k for a few queries, remembered per process by (run, its entries_version, k,
+    query): the same answer, without the two reads after the first time."""
+    # created_at too: a database reset (or a test's rollback) can give another run the same id.
+    key = (run._state.db, run.pk, run.created_at, run.entries_version, k)
+    found: dict[int, np.ndarray] = {}
+    with _TOP_K_LOCK:
+        for query_id in query_ids:
+            hit = _TOP_K_CACHE.get((*key, query_id))
+            if hit is not None:
+                _TOP_K_CACHE.move_to_end((*key, query_id))
+                found[query_id] = hit
+    missing = [q for q in query_ids if q not in found]
+    if missing:
+        fetched = run_top_k(run, k, queries=missing)
+        empty = np.zeros(0, dtype=np.int64)
+        with _TOP_K_LOCK:
+            for query_id in missing:
+                found[query_id] = fetched.get(query_id, empty)
+                _TOP_K_CACHE[(*key, query_id)] = found[query_id]
+            while len(_TOP_K_CACHE) > _TOP_K_CACHE_SIZE:
+                _TOP_K_CACHE.popitem(last=False)
+    return {q: lists for q, lists in found.items() if lists.size}
 
 
 def _document_keys(document_ids: np.ndarray, wanted: QuerySet, using: str) -> np.ndarray:

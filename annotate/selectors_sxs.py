@@ -29,7 +29,7 @@ from annotate.models import (
     Verdict,
     VerdictValue,
 )
-from annotate.ranking import run_top_k
+from annotate.ranking import run_top_k_cached
 from annotate.selectors import User, campaign_managed_by
 from annotate.selectors_judge import campaign_rated_by, safe_link
 
@@ -115,8 +115,8 @@ def task_lists(comparison: Comparison, tasks: list[SxsTask]) -> dict[int, TaskLi
         return {}
     query_ids = sorted({task.query_id for task in tasks})
     empty = np.zeros(0, dtype=np.int64)
-    base = run_top_k(comparison.baseline, comparison.depth, queries=query_ids)
-    cand = run_top_k(comparison.candidate, comparison.depth, queries=query_ids)
+    base = run_top_k_cached(comparison.baseline, comparison.depth, query_ids)
+    cand = run_top_k_cached(comparison.candidate, comparison.depth, query_ids)
     out = {}
     for task in tasks:
         b = base.get(task.query_id, empty).tolist()

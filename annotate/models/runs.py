@@ -34,6 +34,9 @@ class Run(models.Model):
     name = models.CharField(max_length=200, help_text="The run tag.")
     source_file = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Raised each time the run's entries are replaced in place (imports/runs.py): what was
+    # computed from the entries under another version is stale (annotate/ranking.py's cache).
+    entries_version = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["campaign", "name"]

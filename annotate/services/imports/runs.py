@@ -73,7 +73,8 @@ def open_run(
     else:
         RunEntry.objects.filter(run=run).delete()
         run.system, run.source_file = system, summary.path[:300]
-        run.save(update_fields=["system", "source_file"])
+        run.entries_version += 1
+        run.save(update_fields=["system", "source_file", "entries_version"])
         summary.warnings.append(f"run {name!r} replaced")
     summary.runs.append(name)
     return run
