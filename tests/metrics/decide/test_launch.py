@@ -17,11 +17,15 @@ pytestmark = pytest.mark.django_db
 
 
 def answer(comparison, rater, values: dict[str, str]) -> None:
-    """One verdict by `rater` on each task of the named queries (G, S or B for the candidate)."""
+    """One verdict by `rater` on each task of the named queries (G, S or B for the candidate),
+    in the order of `values`: the order queries complete in, which the confidence sequence
+    follows. (Tasks are made in a random order, issue 24: their database order would make the
+    sequence, and these tests, vary from run to run.)"""
     tasks = comparison.tasks.select_related("query").filter(query__external_id__in=values)
+    order = {qid: i for i, qid in enumerate(values)}
     Verdict.objects.bulk_create(
         Verdict(task=t, rater=rater, value=values[t.query.external_id], candidate_side="L")
-        for t in tasks
+        for t in sorted(tasks, key=lambda t: (order[t.query.external_id], t.position or 0))
     )
 
 
