@@ -85,6 +85,20 @@ REFUSALS = {
 }
 
 
+def replaces_field() -> serializers.CharField:
+    """The stored answer's token an answer replaces (annotate/judging/kinds.py Submission), as
+    both kinds' answer inputs take it."""
+    return serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=40,
+        help_text=(
+            "To change your stored answer: its token as the 409 conflict or the answer list "
+            "gave it. Without it, a different answer to a task you answered is refused (409)."
+        ),
+    )
+
+
 class GradeSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     campaign = serializers.CharField(source="pool_item.campaign.slug")
@@ -137,15 +151,7 @@ class GradeInputSerializer(serializers.Serializer):
     cant_judge = serializers.BooleanField(default=False)
     comment = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     seconds = serializers.FloatField(required=False, min_value=0, max_value=86400)
-    replaces = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        max_length=40,
-        help_text=(
-            "To change your stored answer: its token as the 409 conflict or the answer list "
-            "gave it. Without it, a different answer to a task you answered is refused (409)."
-        ),
-    )
+    replaces = replaces_field()
 
 
 class GradeResultSerializer(serializers.Serializer):

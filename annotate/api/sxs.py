@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from annotate.api import filters
 from annotate.api.formats import streamed_csv, wants_csv
-from annotate.api.judging import REFUSALS, _valid, valid_form
+from annotate.api.judging import REFUSALS, _valid, replaces_field, valid_form
 from annotate.api.pagination import IdCursorPagination
 from annotate.api.scoping import managed, managed_campaign, managed_ids, rated
 from annotate.api.serializers import ID_REGEX, JSON, ErrorSerializer, IdField, IdOrHandleField
@@ -327,15 +327,7 @@ class VerdictInputSerializer(serializers.Serializer):
     strength = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=3)
     reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     seconds = serializers.FloatField(required=False, min_value=0, max_value=86400)
-    replaces = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        max_length=40,
-        help_text=(
-            "To change your stored answer: its token as the 409 conflict or the answer list "
-            "gave it. Without it, a different answer to a task you answered is refused (409)."
-        ),
-    )
+    replaces = replaces_field()
 
 
 class VerdictResultSerializer(serializers.Serializer):

@@ -44,22 +44,23 @@ def judgment_record(*, rater: AbstractBaseUser, campaign: Campaign, data: dict) 
 def item_of(rater: AbstractBaseUser, handle: object) -> int | None:
     """The pool item a rater's handle names (None: refused as not found, 404). A numeric id,
     as sent before handles, only for an item the rater held then (handles.py)."""
-    item_id = handles.task_id_for(rater.pk, handles.GRADED, handle)
-    old = handles.legacy_id(handle) if item_id is None else None
-    held = Lease.objects.filter(pool_item_id=old, rater=rater, legacy=True)
-    if old is not None and held.exists():
-        item_id = old
-    return item_id
+    return _task_named(rater, handle, handles.GRADED, Lease, "pool_item_id")
 
 
 def task_of(rater: AbstractBaseUser, handle: object) -> int | None:
     """The side-by-side task a rater's handle names; see item_of."""
-    task_id = handles.task_id_for(rater.pk, handles.SXS, handle)
+    return _task_named(rater, handle, handles.SXS, TaskLease, "task_id")
+
+
+def _task_named(
+    rater: AbstractBaseUser, handle: object, kind: str, lease_model: type, fk: str
+) -> int | None:
+    task_id = handles.task_id_for(rater.pk, kind, handle)
     old = handles.legacy_id(handle) if task_id is None else None
-    held = TaskLease.objects.filter(task_id=old, rater=rater, legacy=True)
-    if old is not None and held.exists():
-        task_id = old
-    return task_id
+    if old is None:
+        return task_id
+    held = lease_model.objects.filter(**{fk: old}, rater=rater, legacy=True)
+    return old if held.exists() else task_id
 
 
 def answer_token(kind: TaskKind, answer: Any, skipped: bool) -> str:

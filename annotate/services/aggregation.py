@@ -152,17 +152,7 @@ def _checked_rule(campaign: Campaign, rule: str | None) -> str:
 def aggregate_qrels(*, campaign: Campaign, rule: str | None = None) -> QrelsTable:
     """The campaign's qrels from its raters' grades, by `rule` (default: the campaign's)."""
     rule = _checked_rule(campaign, rule)
-    graded = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False)
-    rows = np.fromiter(
-        graded.values_list(
-            "pool_item_id",
-            "pool_item__query_id",
-            "pool_item__document_id",
-            "label__grade",
-            "rater_id",
-        ).iterator(chunk_size=_CHUNK),
-        dtype=np.dtype([("item", "i8"), ("q", "i8"), ("d", "i8"), ("g", "f8"), ("r", "i8")]),
-    )
+    rows = _counted_grades(campaign, ("pool_item__query_id", "q"), ("pool_item__document_id", "d"))
     items, values, counts = aggregate(rows["item"], rows["g"], rule, rater=rows["r"])
     # Each item's query and document, from its first grade row (items ascending, as above).
     rows = rows[np.argsort(rows["item"], kind="stable")]
@@ -331,13 +321,20 @@ def _byte_order(field: str, db: str) -> F | Collate:
     return Collate(field, "C") if connections[db].vendor == "postgresql" else F(field)
 
 
+def _counted_grades(campaign: Campaign, *extra: tuple[str, str]) -> np.ndarray:
+    """Every counted grade of the campaign as columns: item, grade, rater, and the `extra`
+    (field, column name) pairs, all integers."""
+    graded = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False)
+    fields = ["pool_item_id", "label__grade", "rater_id", *(field for field, _ in extra)]
+    dtype = [("item", "i8"), ("g", "f8"), ("r", "i8"), *((name, "i8") for _, name in extra)]
+    return np.fromiter(
+        graded.values_list(*fields).iterator(chunk_size=_CHUNK), dtype=np.dtype(dtype)
+    )
+
+
 def _dawid_skene_grades(campaign: Campaign) -> dict[int, float]:
     """{pool item: its Dawid-Skene grade}, fitted on every counted grade of the campaign."""
-    graded = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False)
-    rows = np.fromiter(
-        graded.values_list("pool_item_id", "label__grade", "rater_id").iterator(chunk_size=_CHUNK),
-        dtype=np.dtype([("item", "i8"), ("g", "f8"), ("r", "i8")]),
-    )
+    rows = _counted_grades(campaign)
     items, values, _ = aggregate(rows["item"], rows["g"], Aggregation.DAWID_SKENE, rater=rows["r"])
     return dict(zip(items.tolist(), values.tolist(), strict=True))
 
