@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 # pytest-xdist workers: one per core. `make test PYTEST_WORKERS=0` runs everything in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: run test lint format setup setup-dev migrate demo messages clean
+.PHONY: run test lint format setup setup-dev migrate demo messages screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is needed, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -65,8 +65,14 @@ format: setup-dev
 
 test: setup-dev messages
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check . > /dev/null || (echo "Unformatted code: run make format" && exit 1)
 	$(BIN)/python manage.py makemigrations --check --dry-run > /dev/null || (echo "Missing migrations: run manage.py makemigrations" && exit 1)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+
+# Every screen, both languages, laptop and phone, into the git-ignored screenshots/ (README,
+# "Screenshots of every screen"); its own throwaway databases, whatever DATABASE_URL says.
+screenshots: setup-dev messages
+	$(BIN)/python scripts/screenshots.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache staticfiles var/numba

@@ -3,12 +3,13 @@ from django.conf import settings
 from django.contrib.auth.signals import user_logged_in
 from django.db import connections
 from django.db.models.signals import post_migrate, post_save, pre_migrate, pre_save
+from django.utils.translation import gettext_lazy as _
 
 
 class AnnotateConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "annotate"
-    verbose_name = "Annotation"
+    verbose_name = _("Annotation")
 
     def ready(self) -> None:
         pre_migrate.connect(_sqlite_triggers_off, sender=self)
@@ -81,10 +82,14 @@ def _raw_counters(sender, instance, raw: bool = False, using: str = "default", *
     from annotate.models import Grade, Lease, TaskLease, Verdict
 
     if sender._meta.model_name == "poolitem":
-        answers = Grade.objects.using(using).filter(pool_item_id=instance.pk, cant_judge=False)
+        answers = Grade.objects.using(using).filter(
+            pool_item_id=instance.pk, cant_judge=False, gold=False
+        )
         leases = Lease.objects.using(using).filter(pool_item_id=instance.pk)
     else:
-        answers = Verdict.objects.using(using).filter(task_id=instance.pk, cant_judge=False)
+        answers = Verdict.objects.using(using).filter(
+            task_id=instance.pk, cant_judge=False, gold=False
+        )
         leases = TaskLease.objects.using(using).filter(task_id=instance.pk)
     instance.counted = answers.count()
     held = leases.aggregate(n=Count("pk"), first_end=Min("expires_at"))

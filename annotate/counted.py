@@ -12,8 +12,8 @@ demo's bulk inserts, and the cascades when a rater or task is deleted.
 
 Both task kinds use the same trigger text, filled in from a `Counters` (which tables, which
 foreign key, which answers count): pool items from grades and side-by-side tasks from verdicts
-(a can't-judge counts in neither), each with its leases. The claims of annotate/claims.py (one
-answer per rater and task) live and die with these triggers.
+(neither a can't-judge nor an answer to gold counts), each with its leases. The claims of
+annotate/claims.py (one answer per rater and task) live and die with these triggers.
 
 PostgreSQL keeps its triggers across migrations. SQLite cannot: a migration that remakes a task
 table (drop and rename) fails while a trigger names it, and one that remakes an answer table
@@ -57,8 +57,8 @@ POOL = Counters(
     answer_fk="pool_item_id",
     lease_table="annotate_lease",
     lease_fk="pool_item_id",
-    counts="NOT {row}.cant_judge",
-    counts_columns=("cant_judge",),
+    counts="NOT {row}.cant_judge AND NOT {row}.gold",
+    counts_columns=("cant_judge", "gold"),
 )
 TASKS = Counters(
     task_table="annotate_sxstask",
@@ -66,8 +66,8 @@ TASKS = Counters(
     answer_fk="task_id",
     lease_table="annotate_tasklease",
     lease_fk="task_id",
-    counts="NOT {row}.cant_judge",
-    counts_columns=("cant_judge",),
+    counts="NOT {row}.cant_judge AND NOT {row}.gold",
+    counts_columns=("cant_judge", "gold"),
 )
 COUNTERS = (POOL, TASKS)
 
@@ -268,16 +268,19 @@ def _lease_sql(c: Counters, text: str) -> str:
     return text.format(l=c.lease_table, t=c.task_table, fk=c.lease_fk)
 
 
-def _as_built(connection: BaseDatabaseWrapper, c: Counters) -> Counters:
-    """The counters as the tables stand: a migration before the one that added the column
-    deciding which answers count (verdicts' cant_judge, 0014) counts every answer."""
+def counters_as_built(connection: BaseDatabaseWrapper, c: Counters) -> Counters:
+    """The counters as the tables stand: before the migrations that added the columns deciding
+    which answers count (verdicts' cant_judge, 0014; answers' gold flag, 0026), only the
+    columns present leave answers out (every `counts` term is `NOT {row}.<column>`)."""
     if not c.counts_columns:
         return c
     with connection.cursor() as cursor:
         columns = connection.introspection.get_table_description(cursor, c.answer_table)
-    if set(c.counts_columns) <= {column.name for column in columns}:
+    present = tuple(name for name in c.counts_columns if name in {col.name for col in columns})
+    if present == c.counts_columns:
         return c
-    return replace(c, counts="TRUE", counts_columns=())
+    counts = " AND ".join(f"NOT {{row}}.{name}" for name in present) or "TRUE"
+    return replace(c, counts=counts, counts_columns=present)
 
 
 def triggers_install(connection: BaseDatabaseWrapper, which: tuple[str, ...] = TRIGGERS) -> None:
@@ -287,7 +290,7 @@ def triggers_install(connection: BaseDatabaseWrapper, which: tuple[str, ...] = T
     statements = []
     for c in COUNTERS:
         if set(c.answer_triggers()) <= set(which):
-            c = _as_built(connection, c)
+            c = counters_as_built(connection, c)
             answers = [_POSTGRES_ANSWERS] if postgres else _SQLITE_ANSWERS
             statements += [_answer_sql(c, text) for text in answers]
         if set(c.lease_triggers()) <= set(which):
@@ -336,7 +339,7 @@ def counted_recount(
     triggers were away). A migration names the `counters` whose columns exist at that step."""
     with connection.cursor() as cursor:
         for c in counters:
-            counts = _as_built(connection, c).counts.format(row="g")
+            counts = counters_as_built(connection, c).counts.format(row="g")
             sql = _RECOUNT.format(
                 t=c.task_table, a=c.answer_table, afk=c.answer_fk, counts_g=counts
             )

@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 DEFAULT_LIMITS: dict[str, int] = {
     "query_text": 2_000,
@@ -27,6 +28,14 @@ DEFAULT_LIMITS: dict[str, int] = {
     "extra_keys": 100,
     "extra_bytes": 64 * 1024,
     "name": 200,
+    # A campaign's own text, typed by a manager (form, API, admin): the guidelines go to every
+    # rater's judging page, the image hosts into every judging page's CSP header.
+    "campaign_description": 5_000,
+    "guidelines": 100_000,
+    "image_hosts": 2_000,
+    # A model judge's prompt template and its list of query ids (llmjudge).
+    "prompt_template": 50_000,
+    "query_ids": 200_000,
     "upload_bytes": 1024**3,
     # One line of an imported file: far above any valid record (a document with a 20,000
     # character snippet and 64 KB of extra fields), so memory stays bounded for any input.
@@ -64,9 +73,14 @@ def text_problem(
     found = (_CONTROL if single_line else _UNSTORABLE).search(value)
     if found is not None:
         char = found.group()
-        return f"contains the character U+{ord(char):04X}, which is not allowed here"
+        return _("contains the character %(code)s, which is not allowed here") % {
+            "code": f"U+{ord(char):04X}"
+        }
     if max_length is not None and len(value) > max_length:
-        return f"is {len(value):,} characters long; the limit is {max_length:,}"
+        return _("is %(n)s characters long; the limit is %(max)s") % {
+            "n": f"{len(value):,}",
+            "max": f"{max_length:,}",
+        }
     return None
 
 
@@ -92,19 +106,19 @@ def _clip(value: str, length: int = 60) -> str:
 
 
 def _refuse_constant(name: str) -> Any:
-    raise BadInput(f"{name} is not allowed in JSON (use null or a number)")
+    raise BadInput(_("%(name)s is not allowed in JSON (use null or a number)") % {"name": name})
 
 
 def _parse_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise BadInput(f"the number {_clip(text, 30)} is too large")
+        raise BadInput(_("the number %(number)s is too large") % {"number": _clip(text, 30)})
     return value
 
 
 def _parse_int(text: str) -> int:
     if len(text.lstrip("-")) > limit("json_int_digits"):
-        raise BadInput(f"a number of {len(text):,} digits is too large")
+        raise BadInput(_("a number of %(n)s digits is too large") % {"n": format(len(text), ",")})
     return int(text)
 
 
@@ -123,13 +137,20 @@ def loads(data: str | bytes | bytearray) -> Any:
     except BadInput:
         raise
     except RecursionError:
-        raise BadInput(f"JSON nested more than {limit('json_depth')} levels deep") from None
+        raise BadInput(
+            _("JSON nested more than %(limit)s levels deep") % {"limit": limit("json_depth")}
+        ) from None
     except json.JSONDecodeError as exc:
-        raise BadInput(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        # Some of json's messages end in "at" already ("Unterminated string starting at").
+        if exc.msg.endswith(" at"):
+            why = _("not valid JSON (%(msg)s column %(colno)s)")
+        else:
+            why = _("not valid JSON (%(msg)s at column %(colno)s)")
+        raise BadInput(why % {"msg": exc.msg, "colno": exc.colno}) from None
     except UnicodeDecodeError:
-        raise BadInput("not valid UTF-8") from None
+        raise BadInput(_("not valid UTF-8")) from None
     except ValueError as exc:  # e.g. a surrogate in bytes json.loads had to decode
-        raise BadInput(f"not valid JSON ({exc})") from None
+        raise BadInput(_("not valid JSON (%(exc)s)") % {"exc": exc}) from None
     check_tree(value)
     return value
 
@@ -145,7 +166,9 @@ def check_tree(value: Any) -> None:
             _check_string(item)
         elif isinstance(item, dict | list):
             if depth > max_depth:
-                raise BadInput(f"JSON nested more than {max_depth} levels deep")
+                raise BadInput(
+                    _("JSON nested more than %(max_depth)s levels deep") % {"max_depth": max_depth}
+                )
             if isinstance(item, dict):
                 for key, child in item.items():
                     _check_string(key)
@@ -158,4 +181,4 @@ def _check_string(text: str) -> None:
     found = _UNSTORABLE.search(text)
     if found is not None:
         what = "NUL (\\u0000)" if found.group() == "\x00" else "a lone surrogate (\\ud800-\\udfff)"
-        raise BadInput(f"text may not contain {what}")
+        raise BadInput(_("text may not contain %(what)s") % {"what": what})

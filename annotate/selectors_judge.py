@@ -1,8 +1,10 @@
 """Reads behind the rater's judging screen: what the rater may see, and nothing more.
 
 Blindness lives here: an item is described to the rater only by its id, the query's text and
-intent, and the document's title, URL and snippet. System names, runs, ranks, scores and other
-raters' grades are never read for a rater, so no page or JSON answer can carry them.
+intent, and the document's title, URL and snippet, with what the campaign's card adds from the
+document's extra fields (a picture, a small table: the same card for every document). System
+names, runs, ranks, scores and other raters' grades are never read for a rater, so no page or
+JSON answer can carry them.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Prefetch, Q, QuerySet, Sum, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
+from django.utils.translation import gettext
 
+from annotate.cards import CardPart, card_extras, card_parts, extra_keys
 from annotate.inputs import clamp
 from annotate.judging import handles
-from annotate.models import Campaign, Grade, GradeChange, PoolItem, Role, Skip
+from annotate.models import Campaign, Document, Grade, GradeChange, PoolItem, Role, Skip
 from annotate.selectors import User
+from annotate.services.markdown import image_allowed
 from config.db import fetch_instances
 
 
@@ -47,22 +52,44 @@ _RATED_BY = """
 SELECT {columns} FROM annotate_campaign c
 WHERE c.slug = %s AND EXISTS (
     SELECT 1 FROM annotate_membership m
-    WHERE m.campaign_id = c.id AND m.user_id = %s AND m.role = %s
+    WHERE m.campaign_id = c.id AND m.user_id = %s AND m.role = %s{paused}
 )
 """
+_ACTIVE = _RATED_BY.replace("{paused}", " AND m.paused_at IS NULL")
+_PAUSED = _RATED_BY.replace("{paused}", " AND m.paused_at IS NOT NULL")
 
 
 def campaign_rated_by(user: User, slug: str) -> Campaign:
     """The campaign if the user is one of its raters; 404 otherwise, so nobody else learns
-    that it exists (a manager who is not a rater of it included)."""
+    that it exists (a manager who is not a rater of it included). A paused rater gets the
+    campaign with `rater_paused` set (the pages show why; the judging steps refuse work)."""
     if not user.is_authenticated or not isinstance(slug, str):
         raise Http404("No such campaign")
-    found = fetch_instances(Campaign, _RATED_BY, [slug, user.pk, Role.RATER.value], alias="c")
+    params = [slug, user.pk, Role.RATER.value]
+    found = fetch_instances(Campaign, _ACTIVE, params, alias="c")
+    if found:
+        campaign = found[0]
+        setattr(campaign, _RATER_CHECKED, user.pk)
+        return campaign
+    # Only when the common case missed: a paused rater, or nobody's campaign.
+    found = fetch_instances(Campaign, _PAUSED, params, alias="c")
     if not found:
         raise Http404("No such campaign")
-    campaign = found[0]
-    setattr(campaign, _RATER_CHECKED, user.pk)
-    return campaign
+    found[0].rater_paused = True
+    return found[0]
+
+
+def rater_check_forget(campaign: Campaign) -> None:
+    """The rater was paused during this request: the campaign object must no longer vouch for
+    them, so the steps after (the next task's lease) ask the database and are refused."""
+    if getattr(campaign, _RATER_CHECKED, None) is not None:
+        setattr(campaign, _RATER_CHECKED, None)
+        campaign.rater_paused = True
+
+
+def rater_paused(campaign: Campaign) -> bool:
+    """Whether campaign_rated_by found the rater paused in this campaign."""
+    return getattr(campaign, "rater_paused", False)
 
 
 def rater_checked(campaign: Campaign, user: AbstractBaseUser) -> bool:
@@ -83,11 +110,14 @@ def campaign_progress(campaign: Campaign) -> dict[str, int]:
     """Counted grades out of the grades the whole pool needs.
 
     The queue never lets an item collect more counted grades than it needs, so the plain count
-    is the progress; the cap only matters if a manager lowered the overlap afterwards.
+    is the progress; the cap only matters if a manager lowered the overlap afterwards, or
+    near the end, where answers to honeypots make it run ahead.
     """
-    needed = PoolItem.objects.filter(campaign=campaign).aggregate(
+    needed = PoolItem.objects.filter(campaign=campaign, gold=False).aggregate(
         n=Coalesce(Sum(Coalesce("raters_needed", Value(campaign.overlap))), 0)
     )["n"]
+    # Answers to gold count here as real ones do (raters see this figure): a grade that did
+    # not move it would tell a rater their query was a honeypot. Gold items need nothing.
     counted = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False).count()
     return {"counted": min(counted, needed), "needed": needed}
 
@@ -99,18 +129,69 @@ def safe_link(url: str) -> str:
     return url if urlsplit(url).scheme.lower() in ("http", "https") else ""
 
 
-def item_payload(item: PoolItem, rater: AbstractBaseUser) -> dict:
+def item_payload(
+    item: PoolItem, rater: AbstractBaseUser, card: Card | None = None, handle: str | None = None
+) -> dict:
     """What the rater's screen needs to show one item, and nothing else: the item is named by
     the rater's handle, never its id (#24)."""
-    url = safe_link(item.document.url)
     return {
-        "id": handles.handle_for(rater.pk, handles.GRADED, item.pk),
+        "id": handle or handles.handle_for(rater.pk, handles.GRADED, item.pk),
         "query": clamp(item.query.text, "query_text"),
         "description": clamp(item.query.description, "intent"),
-        "title": clamp(item.document.title, "title") or url or "(untitled document)",
-        "url": url,
-        "snippet": clamp(item.document.snippet, "snippet"),
+        **document_shown(item.document, card),
     }
+
+
+def known_stub(handle: str) -> dict:
+    """A held task or item the page already has, named and nothing more: an answer's reply
+    lists what the rater holds, and building every held task's documents again for each
+    answer was most of a verdict's time. The page fills it from what it holds (judge-core.js
+    receive), or asks for the whole queue when it does not hold it any more."""
+    return {"id": handle, "known": True}
+
+
+@dataclass(frozen=True)
+class Card:
+    """A campaign's document card (annotate/cards.py) and the hosts its pictures may come
+    from: the same for every document, on both screens and both sides."""
+
+    parts: tuple[CardPart, ...]
+    image_hosts: frozenset[str]
+    highlight: bool
+
+    @classmethod
+    def of(cls, campaign: Campaign) -> Card:
+        return cls(
+            parts=tuple(card_parts(campaign.card)),
+            image_hosts=frozenset(campaign.image_host_list),
+            highlight=campaign.highlight_terms,
+        )
+
+    @property
+    def reads_extra(self) -> bool:
+        return bool(extra_keys(self.parts))
+
+    def image_ok(self, src: str) -> bool:
+        return image_allowed(src, self.image_hosts)
+
+
+def document_shown(document: Document, card: Card | None = None) -> dict:
+    """A document as a rater sees it: title, URL, snippet, and what the card adds from its
+    extra fields (a picture from an allowed host, a small table)."""
+    url = safe_link(document.url)
+    shown = {
+        "title": clamp(document.title, "title") or url or gettext("(untitled document)"),
+        "url": url,
+        "snippet": clamp(document.snippet, "snippet"),
+    }
+    if card is not None and card.reads_extra:
+        shown.update(card_extras(card.parts, document.extra, card.image_ok))
+    return shown
+
+
+def extra_key_used(*, campaign: Campaign, key: str) -> bool:
+    """Whether some document of the campaign has the extra field ``key``."""
+    return Document.objects.filter(campaign=campaign, extra__has_key=key).exists()
 
 
 def item_seen_by(*, campaign: Campaign, rater: AbstractBaseUser, item_id: int) -> PoolItem:

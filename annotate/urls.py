@@ -8,11 +8,15 @@ from annotate.views import (
     judging_api,
     manage_campaign,
     manage_people,
+    quiz_manage,
 )
 from annotate.views import exports as export_views
+from annotate.views import gold as gold_views
 from annotate.views import imports as import_views
 from annotate.views import judge as judge_views
 from annotate.views import pooling as pooling_views
+from annotate.views import preview as preview_views
+from annotate.views import quiz as quiz_views
 from annotate.views import sxs as sxs_views
 from annotate.views import sxs_manage as sxs_manage_views
 from annotate.views import tokens as token_views
@@ -72,6 +76,38 @@ urlpatterns = [
     ),
     path("campaigns/<slug:slug>/raters-needed/", manage_people.raters_needed, name="manage_needed"),
     path("campaigns/<slug:slug>/leases/", manage_people.leases, name="manage_leases"),
+    path("campaigns/<slug:slug>/gold/", gold_views.gold, name="manage_gold"),
+    path("campaigns/<slug:slug>/gold/mark/", gold_views.gold_item_mark, name="gold_mark"),
+    path(
+        "campaigns/<slug:slug>/gold/<int:item_id>/unmark/",
+        gold_views.gold_item_unmark,
+        name="gold_unmark",
+    ),
+    path(
+        "campaigns/<slug:slug>/gold/tasks/mark/", gold_views.gold_task_mark, name="gold_task_mark"
+    ),
+    path(
+        "campaigns/<slug:slug>/gold/tasks/<int:task_id>/unmark/",
+        gold_views.gold_task_unmark,
+        name="gold_task_unmark",
+    ),
+    path("campaigns/<slug:slug>/gold/import/", gold_views.gold_import, name="gold_import"),
+    path(
+        "campaigns/<slug:slug>/gold/tasks/import/",
+        gold_views.gold_task_import,
+        name="gold_task_import",
+    ),
+    path(
+        "campaigns/<slug:slug>/gold/from-rulings/",
+        gold_views.gold_from_rulings,
+        name="gold_from_rulings",
+    ),
+    path("campaigns/<slug:slug>/gold/honeypots/", gold_views.honeypot_share, name="gold_share"),
+    path(
+        "campaigns/<slug:slug>/export/gold-answers/",
+        gold_views.gold_answers_export,
+        name="export_gold_answers",
+    ),
     path(
         "campaigns/<slug:slug>/leases/release/",
         manage_people.lease_release_view,
@@ -83,7 +119,22 @@ urlpatterns = [
     path("campaigns/<slug:slug>/export/verdicts/", export_views.verdicts, name="export_verdicts"),
     path("campaigns/<slug:slug>/import/", import_views.campaign_import, name="import"),
     path("judge/<slug:slug>/", judge_views.judge, name="judge"),
+    path("judge/<slug:slug>/quiz/", quiz_views.quiz, name="quiz"),
+    path("sxs/<slug:slug>/<int:comparison_id>/quiz/", quiz_views.sxs_quiz, name="sxs_quiz"),
+    path("campaigns/<slug:slug>/quiz/", quiz_manage.quiz_results, name="manage_quiz"),
+    path(
+        "campaigns/<slug:slug>/quiz/settings/",
+        quiz_manage.quiz_settings,
+        name="manage_quiz_settings",
+    ),
+    path("campaigns/<slug:slug>/quiz/grant/", quiz_manage.quiz_grant_view, name="quiz_grant"),
     path("judge/<slug:slug>/history/", judge_views.judge_history, name="judge_history"),
+    path("judge/<slug:slug>/preview/", preview_views.judge_preview, name="judge_preview"),
+    path(
+        "sxs/<slug:slug>/<int:comparison_id>/preview/",
+        preview_views.sxs_preview,
+        name="sxs_preview",
+    ),
     path("judge/<slug:slug>/item/<str:handle>/", judge_views.judge_item, name="judge_item"),
     path("judge/<slug:slug>/api/queue/", judging_api.judge_queue, name="judge_api_queue"),
     path("judge/<slug:slug>/api/judgments/", judging_api.judge_answer, name="judge_api"),
@@ -96,6 +147,11 @@ urlpatterns = [
         "campaigns/<slug:slug>/comparisons/<int:comparison_id>/",
         sxs_manage_views.report,
         name="sxs_report",
+    ),
+    path(
+        "campaigns/<slug:slug>/comparisons/<int:comparison_id>/plan/",
+        sxs_manage_views.plan,
+        name="sxs_plan",
     ),
     path(
         "campaigns/<slug:slug>/comparisons/<int:comparison_id>/review/",

@@ -103,6 +103,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="first wait (up to SECONDS) for the 1-minute load average to drop below --quiet-below",
     )
     parser.add_argument("--quiet-below", type=float, default=0.5, metavar="LOAD")
+    parser.add_argument(
+        "--honeypots",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="graded: make this share of the queries honeypot gold, and serve honeypots at "
+        "this share of each rater's queries (issue 18: 0.05)",
+    )
     return parser.parse_args(argv)
 
 
@@ -174,6 +182,8 @@ def seed(args: argparse.Namespace) -> dict:
             User(username=f"rater{i:04d}", password=password) for i in range(args.raters)
         )
         raters = list(User.objects.filter(username__startswith="rater").order_by("username"))
+        if args.honeypots and args.kind == "graded":
+            seed_honeypots(args, campaign, query_ids, manager)
         Membership.objects.bulk_create(
             Membership(campaign=campaign, user=user, role=Role.RATER) for user in raters
         )
@@ -186,6 +196,25 @@ def seed(args: argparse.Namespace) -> dict:
         "pool_items": tasks,
         "comparison": comparison.pk if args.kind == "sxs" else None,
     }
+
+
+def seed_honeypots(args: argparse.Namespace, campaign, query_ids: list[int], manager) -> None:
+    """Every item of an evenly spread `--honeypots` share of the queries becomes honeypot gold
+    (its first label accepted), and the campaign serves honeypots at that share."""
+    from annotate.models import PoolItem
+    from annotate.services.gold import gold_item_set
+
+    label = campaign.labels.order_by("grade").first()
+    step = max(1, round(1 / args.honeypots))
+    gold_queries = query_ids[step - 1 :: step]
+    items = PoolItem.objects.filter(campaign=campaign, query_id__in=gold_queries)
+    for item_id in items.values_list("pk", flat=True):
+        gold_item_set(campaign=campaign, manager=manager, item_id=item_id, label_id=label.pk)
+    campaign.honeypot_share = args.honeypots
+    # The generator answers at random: the gold-accuracy rules would pause its raters, and a
+    # paused rater's requests are refused. Measured here is serving and storing, not pausing.
+    campaign.min_gold_within = campaign.min_gold_exact = 0
+    campaign.save(update_fields=["honeypot_share", "min_gold_within", "min_gold_exact"])
 
 
 def seed_corpus(args: argparse.Namespace, campaign) -> tuple[list[int], list[int]]:
@@ -331,6 +360,8 @@ def verify(results: list[RateResult], kind: str = "graded") -> dict:
         pair = ("rater_id", "pool_item_id")
     grades = rows
     duplicates = grades.values(*pair).annotate(n=Count("pk")).filter(n__gt=1).count()
+    # Real tasks with more counted answers than they need, and answers to gold counted.
+    over, gold_counted = _over_served(kind)
     created = sum(r.created for r in results)
     lost = sum(r.lost for r in results)
     return {
@@ -339,9 +370,35 @@ def verify(results: list[RateResult], kind: str = "graded") -> dict:
         "grade_rows": grades.count(),
         "duplicate_pairs": duplicates,
         # Exact when every request got an answer; otherwise the lost ones may or may not count.
-        "ok": created <= grades.count() <= created + lost and duplicates == 0,
+        "over_served": over,
+        "gold_counted": gold_counted,
+        "gold_answers": grades.filter(gold=True).count(),
+        "ok": created <= grades.count() <= created + lost
+        and duplicates == 0
+        and over == 0
+        and gold_counted == 0,
         "exact": lost == 0 and created == grades.count(),
     }
+
+
+def _over_served(kind: str) -> tuple[int, int]:
+    from django.db.models import Count, F, Q, Value
+    from django.db.models.functions import Coalesce
+
+    from annotate.models import PoolItem, SxsTask
+
+    if kind == "sxs":
+        tasks = SxsTask.objects.filter(comparison__campaign__slug=SLUG)
+        real = Count("verdicts", filter=Q(verdicts__cant_judge=False, verdicts__gold=False))
+        needed = F("comparison__raters_per_task")
+    else:
+        tasks = PoolItem.objects.filter(campaign__slug=SLUG)
+        real = Count("grades", filter=Q(grades__cant_judge=False, grades__gold=False))
+        needed = Coalesce("raters_needed", F("campaign__overlap"), Value(1))
+    tasks = tasks.annotate(real=real, needed_n=needed)
+    over = tasks.filter(gold=False, real__gt=F("needed_n")).count()
+    gold_counted = tasks.filter(gold=True, counted__gt=0).count()
+    return over, gold_counted
 
 
 def print_table(rows: list[dict]) -> None:

@@ -234,8 +234,11 @@ async def grade_next(http, url: str, rater: Rater, labels, rng, mode: Mode) -> t
     """The rater answers the next task it holds (a grade, or a verdict in side-by-side mode);
     returns the HTTP status (or the error's name) and the answer, and leaves the rater holding
     what the answer says it holds."""
+    # Like judge-core.js, the answer says which tasks the page holds ("known"): the reply
+    # sends those as their name alone.
+    known = list(rater.items)
     item = rater.items.pop(0)
-    body = mode.body(item, labels, rng)
+    body = {**mode.body(item, labels, rng), "known": known}
     status, answer = "error", {}
     # Like judge.js: a request that failed in transit is sent again, the same body; the
     # server stores it once, so a retry that finds the grade answers "unchanged".

@@ -307,6 +307,14 @@ SPECTACULAR_SETTINGS = {
         "LabelRuleEnum": ["mean", "median", "majority", "dawid_skene", "source"],
         "AnswerResultEnum": ["created", "changed", "unchanged"],
         "SkipResultEnum": ["skipped", "unskipped", "unchanged"],
+        "LaunchStateEnum": [
+            "collecting",
+            "launch",
+            "do_not_launch",
+            "no_meaningful_difference",
+            "inconclusive",
+        ],
+        "JobStateEnum": "jobs.models.State",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

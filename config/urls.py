@@ -6,6 +6,7 @@ from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
 from annotate.admin.shortcut import scoped_shortcut
+from annotate.views import help as help_views
 
 urlpatterns = [
     path("", include("annotate.urls")),
@@ -30,6 +31,7 @@ urlpatterns = [
         scoped_shortcut,
         name="admin_view_on_site_scoped",
     ),
+    path("help/", help_views.help_page, name="help"),
     path("admin/", admin.site.urls),
     # The judging screens' messages in the page's language (static/js/*.js call gettext).
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),

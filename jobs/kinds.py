@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotate.models import Campaign
 from jobs.models import Job, Kind
@@ -26,7 +27,7 @@ class FormRefused(ValueError):
 
     def __init__(self, form) -> None:
         errors = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
-        super().__init__(f"the request is no longer valid: {errors}")
+        super().__init__(_("the request is no longer valid: %(errors)s") % {"errors": errors})
 
 
 def _files(job: Job, field: str) -> dict:

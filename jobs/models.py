@@ -7,25 +7,26 @@ the user by id rather than by foreign key: on SQLite that alias is another file.
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class State(models.TextChoices):
-    QUEUED = "queued", "queued"
-    RUNNING = "running", "running"
-    SUCCEEDED = "succeeded", "succeeded"
-    FAILED = "failed", "failed"
-    CANCELLED = "cancelled", "cancelled"
+    QUEUED = "queued", _("queued")
+    RUNNING = "running", _("running")
+    SUCCEEDED = "succeeded", _("succeeded")
+    FAILED = "failed", _("failed")
+    CANCELLED = "cancelled", _("cancelled")
 
 
 FINISHED = (State.SUCCEEDED, State.FAILED, State.CANCELLED)
 
 
 class Kind(models.TextChoices):
-    IMPORT = "import", "import"
-    POOLING = "pooling", "pooling"
-    SOURCES = "sources", "label source"
-    RECOMPUTE = "recompute", "report recomputation"
-    MODEL = "model", "model judge"
+    IMPORT = "import", _("import")
+    POOLING = "pooling", _("pooling")
+    SOURCES = "sources", _("label source")
+    RECOMPUTE = "recompute", _("report recomputation")
+    MODEL = "model", _("model judge")
 
 
 class Job(models.Model):

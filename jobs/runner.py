@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import connections
 from django.db.models import F
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 from django_tasks import task
 
 from jobs.models import Job, State, Worker
@@ -130,11 +131,15 @@ def run_job(job_id: int) -> str:
     heartbeat = Heartbeat(context, time.monotonic())
     heartbeat.start()
     try:
-        state, outcome, error = _perform(job, context)
+        # Its outcome and errors (`file:line: why`) in the language of whoever started it.
+        with translation.override(job_language(job)):
+            state, outcome, error = _perform(job, context)
     except BaseException:
         # The worker was told to stop at once (a second SIGTERM or Ctrl-C): the job's
         # transaction was rolled back on the way out.
-        _record(job, context, State.FAILED, None, "the worker was stopped: nothing was written")
+        with translation.override(job_language(job)):
+            stopped = _("the worker was stopped: nothing was written")
+        _record(job, context, State.FAILED, None, stopped)
         raise
     finally:
         heartbeat.stopping.set()
@@ -183,15 +188,23 @@ def _perform(job: Job, context: JobContext) -> tuple[str, Outcome | None, str]:
             outcome = KINDS[job.kind](job, context)
     except JobCancelled as exc:
         # A job that keeps some work on purpose (a model judge's paid-for replies) says so.
-        return State.CANCELLED, None, str(exc) or "cancelled: nothing was written"
+        return State.CANCELLED, None, str(exc) or _("cancelled: nothing was written")
     except Exception as exc:
         expected = _expected_error(exc)
         if expected is None:
             logger.exception("job %s failed", job.pk)
-            return State.FAILED, None, f"internal error ({type(exc).__name__}); see the logs"
+            error = _("internal error (%(name)s); see the logs") % {"name": type(exc).__name__}
+            return State.FAILED, None, error
         return State.FAILED, None, expected
     # Cancelled after its last progress report, it committed all the same: it succeeded.
     return State.SUCCEEDED, outcome, ""
+
+
+def job_language(job: Job) -> str:
+    """The language the job was started in (jobs from before it was kept: the default)."""
+    from jobs.services import LANGUAGE_PARAM
+
+    return job.params.get(LANGUAGE_PARAM) or settings.LANGUAGE_CODE
 
 
 def _expected_error(exc: Exception) -> str | None:

@@ -9,6 +9,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from jobs import uploads
 from jobs.models import FINISHED, Job, State, Worker
@@ -37,7 +39,8 @@ def start_job(
         job = Job.objects.create(
             kind=kind,
             title=title[:300],
-            params=params,
+            # The starter's language: the worker writes the job's outcome and errors in it.
+            params={**params, LANGUAGE_PARAM: get_language() or settings.LANGUAGE_CODE},
             campaign_id=campaign_id,
             created_by_id=getattr(user, "pk", None),
             created_by_name=getattr(user, "username", "")[:150],
@@ -131,6 +134,20 @@ def seconds_left(job: Job) -> float | None:
     return max(job.total - job.done, 0) / job.rate
 
 
+LANGUAGE_PARAM = "ui_language"
+
+
+def unit_label(unit: str) -> str:
+    """What a job counts, in words ("lines" is stored; "行" may be shown)."""
+    labels = {
+        "lines": _("lines"),
+        "steps": _("steps"),
+        "items": _("items"),
+        "snapshots": _("snapshots"),
+    }
+    return str(labels.get(unit, unit))
+
+
 def status(job: Job) -> dict:
     """What the job page and the API show of a job."""
     return {
@@ -139,8 +156,10 @@ def status(job: Job) -> dict:
         "title": job.title,
         "started_by": job.created_by_name,
         "state": job.state,
+        "state_label": State(job.state).label if job.state in State.values else job.state,
         "finished": job.state in FINISHED,
         "unit": job.unit,
+        "unit_label": unit_label(job.unit),
         "done": job.done,
         "total": job.total,
         "rate": round(job.rate, 1),

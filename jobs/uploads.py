@@ -8,6 +8,7 @@ import io
 from collections.abc import Iterable
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from jobs.models import Job, UploadChunk
 
@@ -20,7 +21,10 @@ class UploadTooLarge(ValueError):
 
 def too_large_message(size: int) -> str:
     limit = settings.JOBS_MAX_UPLOAD_BYTES
-    return f"the file is {size:,} bytes; the limit is {limit:,} bytes (JOBS_MAX_UPLOAD_BYTES)"
+    return _("the file is %(size)s bytes; the limit is %(limit)s bytes (JOBS_MAX_UPLOAD_BYTES)") % {
+        "size": f"{size:,}",
+        "limit": f"{limit:,}",
+    }
 
 
 def store(job: Job, pieces: Iterable[bytes]) -> tuple[int, int]:

@@ -8,10 +8,11 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.selectors import campaign_managed_by
-from jobs.models import Worker
+from jobs.models import State, Worker
 from jobs.selectors import job_managed_by
 from jobs.services import (
     campaign_jobs,
@@ -55,9 +56,15 @@ def job_cancel(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     campaign, job = job_managed_by(request.user, slug, job_id)
     job = cancel_job(job)
     if job.finished:
-        messages.info(request, f"Job {job.pk} is {job.state}.")
+        messages.info(
+            request,
+            _("Job %(id)s is %(state)s.") % {"id": job.pk, "state": State(job.state).label},
+        )
     else:
-        messages.info(request, f"Job {job.pk} was asked to stop; nothing it did will be kept.")
+        messages.info(
+            request,
+            _("Job %(id)s was asked to stop; nothing it did will be kept.") % {"id": job.pk},
+        )
     return redirect("jobs:campaign", slug=campaign.slug)
 
 
@@ -66,6 +73,9 @@ def job_cancel(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
 def recompute(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_managed_by(request.user, slug)
     job = start_recompute_job(campaign_id=campaign.pk, user=request.user)
-    messages.success(request, f"Started job {job.pk}: the reports keep their snapshots until "
-                     "it succeeds.")  # fmt: skip
+    messages.success(
+        request,
+        _("Started job %(id)s: the reports keep their snapshots until it succeeds.")
+        % {"id": job.pk},
+    )
     return redirect("jobs:campaign", slug=campaign.slug)

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest
 from django.utils.datastructures import MultiValueDict
+from django.utils.translation import gettext as _
 
 from jobs.models import Job, Kind
 from jobs.services import start_job
@@ -37,7 +38,9 @@ def rebind(params_data: dict[str, list[str]]) -> MultiValueDict:
 
 
 def _human(size: int) -> str:
-    return f"{size / 1e6:.1f} MB" if size >= 1e5 else f"{size:,} bytes"
+    if size >= 1e5:
+        return _("%(n)s MB") % {"n": f"{size / 1e6:.1f}"}
+    return _("%(n)s bytes") % {"n": f"{size:,}"}
 
 
 def start_upload_job(*, kind: str, campaign, user, what: str, params: dict, upload) -> Job:
@@ -67,8 +70,11 @@ def start_import_job(campaign, user, data, upload) -> Job:
 def announce(request: HttpRequest, job: Job) -> None:
     messages.success(
         request,
-        f"Started in the background as job {job.pk}: follow it below. Nothing is written "
-        "until it succeeds.",
+        _(
+            "Started in the background as job %(id)s: follow it below. Nothing is written "
+            "until it succeeds."
+        )
+        % {"id": job.pk},
     )
 
 
@@ -80,7 +86,7 @@ def start_sources_job(request: HttpRequest, campaign, action: str, form) -> Job 
         upload = form.cleaned_data["file"]
         if not is_large_upload(upload):
             return None
-        what = "competitor ranking" if action == "competitor" else "behaviour log"
+        what = _("competitor ranking") if action == "competitor" else _("behaviour log")
         job = start_upload_job(
             kind=Kind.SOURCES, campaign=campaign, user=request.user, what=what,
             params=params, upload=upload,
@@ -91,7 +97,9 @@ def start_sources_job(request: HttpRequest, campaign, action: str, form) -> Job 
             return None
         job = start_job(
             kind=Kind.SOURCES, campaign_id=campaign.pk, user=request.user,
-            title=f"labels from log {log.name} ({log.rows:,} rows)", params=params,
+            title=_("labels from log %(name)s (%(rows)s rows)")
+            % {"name": log.name, "rows": f"{log.rows:,}"},
+            params=params,
             unit="steps",
         )  # fmt: skip
     announce(request, job)

@@ -15,7 +15,6 @@ import threading
 import time
 from dataclasses import dataclass
 
-import openai
 from django.conf import settings
 
 
@@ -96,6 +95,10 @@ class Endpoint:
         self, *, base_url: str, model: str, api_key: str, temperature: float,
         max_output_tokens: int, timeout: float, budget: Budget, limiter: RateLimiter,
     ) -> None:  # fmt: skip
+        # Imported here, not with the module: openai costs over a second of imports, which
+        # every process that loads the URLs (web, tests, workers) would pay unused.
+        import openai
+
         # Local servers (Ollama, vLLM, llama.cpp) take any key; the client insists on one.
         self.client = openai.OpenAI(
             base_url=base_url, api_key=api_key or "none", timeout=timeout, max_retries=0
@@ -106,6 +109,8 @@ class Endpoint:
 
     def ask(self, messages: list[dict[str, str]]) -> Answer:
         """One answer, retrying what may pass. Raises EndpointError, BudgetSpent, Stopped."""
+        import openai
+
         retries = settings.LLMJUDGE_RETRIES
         for attempt in range(retries + 1):
             self.budget.take_request()
@@ -160,7 +165,7 @@ class Endpoint:
             raise Stopped
 
 
-def _retry_after(exc: openai.APIStatusError) -> float | None:
+def _retry_after(exc: Exception) -> float | None:
     try:
         return float(exc.response.headers.get("retry-after", ""))
     except (TypeError, ValueError, AttributeError):
@@ -168,6 +173,8 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
 
 
 def _describe(exc: Exception) -> str:
+    import openai
+
     if isinstance(exc, openai.APIStatusError):
         return f"HTTP {exc.status_code}"
     return type(exc).__name__.replace("API", "").replace("Error", " error").strip()

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Exists, OuterRef, Q
 
+from annotate.inputs import clamp
 from annotate.models import Adjudication, Grade, PoolItem
 from llmjudge.models import ModelJudge, Scope
 from llmjudge.prompt import Example, ItemText, PromptBuilder, ScaleStep
@@ -79,6 +80,8 @@ def selected_items(judge: ModelJudge) -> list[Item]:
 
 def _item(pool_item: PoolItem) -> Item:
     q, d = pool_item.query, pool_item.document
-    text = ItemText(query=q.text, intent=q.description, title=d.title, url=d.url,
-                    snippet=d.snippet, fields=d.extra or {})  # fmt: skip
+    # Text stored above a limit set later goes to the model clamped, as to raters.
+    text = ItemText(query=clamp(q.text, "query_text"), intent=clamp(q.description, "intent"),
+                    title=clamp(d.title, "title"), url=d.url,
+                    snippet=clamp(d.snippet, "snippet"), fields=d.extra or {})  # fmt: skip
     return Item(q.pk, d.pk, text)

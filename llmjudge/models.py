@@ -10,31 +10,35 @@ from __future__ import annotations
 
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
+from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from annotate.models import Campaign, Document, Query
 
 ENV_NAME = RegexValidator(
     r"^[A-Z_][A-Z0-9_]{0,99}$",
-    "An environment variable name: capital letters, digits and underscores, such as "
-    "LLMJUDGE_KEY_OPENAI.",
+    gettext_lazy(
+        "An environment variable name: capital letters, digits and underscores, such as "
+        "LLMJUDGE_KEY_OPENAI."
+    ),
 )
 
 
 class Scope(models.TextChoices):
-    POOL = "pool", "every pool item"
-    UNJUDGED = "unjudged", "pool items no rater has graded yet"
-    DISAGREED = "disagreed", "pool items the raters disagree on"
+    POOL = "pool", gettext_lazy("every pool item")
+    UNJUDGED = "unjudged", gettext_lazy("pool items no rater has graded yet")
+    DISAGREED = "disagreed", gettext_lazy("pool items the raters disagree on")
 
 
 class ModelJudge(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="model_judges")
-    name = models.SlugField(max_length=80, help_text="The label source is model:<name>.")
-    base_url = models.URLField(max_length=500, help_text="e.g. https://api.openai.com/v1")
+    name = models.SlugField(max_length=80, help_text=_("The label source is model:<name>."))
+    base_url = models.URLField(max_length=500, help_text=_("e.g. https://api.openai.com/v1"))
     model = models.CharField(max_length=200)
     api_key_env = models.CharField(
-        "API key variable", max_length=100, blank=True, validators=[ENV_NAME],
-        help_text="The environment variable of the job worker that holds the API key (never "
-        "the key itself), such as LLMJUDGE_KEY_OPENAI; empty for a local server without a key.",
+        _("API key variable"), max_length=100, blank=True, validators=[ENV_NAME],
+        help_text=_("The environment variable of the job worker that holds the API key (never "
+        "the key itself), such as LLMJUDGE_KEY_OPENAI; empty for a local server without a key."),
     )  # fmt: skip
     temperature = models.FloatField(
         default=0.0, validators=[MinValueValidator(0.0), MaxValueValidator(2.0)]
@@ -42,7 +46,7 @@ class ModelJudge(models.Model):
     samples = models.PositiveSmallIntegerField(
         default=1,
         validators=[MinValueValidator(1), MaxValueValidator(9)],
-        help_text="Answers asked per item, aggregated by the campaign's rule.",
+        help_text=_("Answers asked per item, aggregated by the campaign's rule."),
     )
     max_concurrency = models.PositiveSmallIntegerField(
         default=4, validators=[MinValueValidator(1), MaxValueValidator(64)]
@@ -53,12 +57,12 @@ class ModelJudge(models.Model):
     max_requests = models.PositiveIntegerField(
         default=1000,
         validators=[MinValueValidator(1)],
-        help_text="Budget: requests sent per run, retries included.",
+        help_text=_("Budget: requests sent per run, retries included."),
     )
     max_tokens = models.PositiveBigIntegerField(
         default=1_000_000,
         validators=[MinValueValidator(1)],
-        help_text="Budget: prompt and reply tokens per run.",
+        help_text=_("Budget: prompt and reply tokens per run."),
     )
     max_output_tokens = models.PositiveIntegerField(
         default=300, validators=[MinValueValidator(1), MaxValueValidator(100_000)]
@@ -67,15 +71,15 @@ class ModelJudge(models.Model):
         default=60.0, validators=[MinValueValidator(0.1), MaxValueValidator(3600)]
     )
     examples = models.PositiveSmallIntegerField(
-        "few-shot examples", default=0, validators=[MaxValueValidator(20)],
-        help_text="Items a manager adjudicated, shown in the prompt with their ruling (and "
-        "then not judged by the model: it would see its own answer).",
+        _("few-shot examples"), default=0, validators=[MaxValueValidator(20)],
+        help_text=_("Items a manager adjudicated, shown in the prompt with their ruling (and "
+        "then not judged by the model: it would see its own answer)."),
     )  # fmt: skip
-    template = models.TextField(help_text="The prompt; {placeholders} are filled per item.")
+    template = models.TextField(help_text=_("The prompt; {placeholders} are filled per item."))
     scope = models.CharField(max_length=10, choices=Scope.choices, default=Scope.POOL)
     query_ids = models.TextField(
-        "only these queries", blank=True,
-        help_text="External query ids, one per line or comma-separated; empty: every query.",
+        _("only these queries"), blank=True,
+        help_text=_("External query ids, one per line or comma-separated; empty: every query."),
     )  # fmt: skip
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -109,8 +113,8 @@ class ModelReply(models.Model):
     sample = models.PositiveSmallIntegerField()
     query = models.ForeignKey(Query, on_delete=models.CASCADE, related_name="+")
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
-    reply = models.TextField(help_text="The model's last reply, as sent.")
-    grade = models.FloatField(null=True, blank=True, help_text="Empty: no answer that parses.")
+    reply = models.TextField(help_text=_("The model's last reply, as sent."))
+    grade = models.FloatField(null=True, blank=True, help_text=_("Empty: no answer that parses."))
     attempts = models.PositiveSmallIntegerField(default=1)
     latency_ms = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveIntegerField(default=0)
@@ -133,14 +137,14 @@ class JudgeRun(models.Model):
     judge = models.ForeignKey(ModelJudge, on_delete=models.CASCADE, related_name="runs")
     job_id = models.BigIntegerField(null=True, blank=True)
     items = models.PositiveIntegerField(default=0)
-    requests = models.PositiveIntegerField(default=0, help_text="Sent, retries included.")
+    requests = models.PositiveIntegerField(default=0, help_text=_("Sent, retries included."))
     cache_hits = models.PositiveIntegerField(default=0)
     no_answer = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveBigIntegerField(default=0)
     completion_tokens = models.PositiveBigIntegerField(default=0)
     labelled = models.PositiveIntegerField(default=0)
-    stopped = models.CharField(max_length=200, blank=True, help_text="Why it stopped early.")
+    stopped = models.CharField(max_length=200, blank=True, help_text=_("Why it stopped early."))
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

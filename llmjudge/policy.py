@@ -6,6 +6,7 @@ saved and again when a run starts, since the settings may have changed in betwee
 from __future__ import annotations
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 KEY_PREFIX = "LLMJUDGE_KEY_"
 
@@ -15,10 +16,22 @@ def key_variable_problem(name: str) -> str:
     if not name or name.startswith(KEY_PREFIX) or name in settings.LLMJUDGE_KEY_VARIABLES:
         return ""
     listed = ", ".join(settings.LLMJUDGE_KEY_VARIABLES)
-    also = f" or one of {listed}" if listed else ""
+    values = {"name": name, "prefix": KEY_PREFIX, "listed": listed}
+    if listed:
+        return (
+            _(
+                "%(name)s may not be used: name a variable starting with %(prefix)s or one of "
+                "%(listed)s (the key is sent to the endpoint, so other variables of the server "
+                "stay out of reach)"
+            )
+            % values
+        )
     return (
-        f"{name} may not be used: name a variable starting with {KEY_PREFIX}{also} (the key "
-        "is sent to the endpoint, so other variables of the server stay out of reach)"
+        _(
+            "%(name)s may not be used: name a variable starting with %(prefix)s (the key is sent "
+            "to the endpoint, so other variables of the server stay out of reach)"
+        )
+        % values
     )
 
 
@@ -27,4 +40,6 @@ def endpoint_problem(base_url: str) -> str:
     allowed = settings.LLMJUDGE_ENDPOINTS
     if not allowed or any(base_url.startswith(prefix) for prefix in allowed):
         return ""
-    return f"this server allows only these endpoints: {', '.join(allowed)}"
+    return _("this server allows only these endpoints: %(endpoints)s") % {
+        "endpoints": ", ".join(allowed)
+    }

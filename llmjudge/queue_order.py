@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import Min
 
 from annotate.models import Campaign, Grade, PoolItem, Query, SourceLabel
+from annotate.selectors.real import real_grades
 from llmjudge.models import ModelJudge
 
 MAX_PRIORITY = 32767  # a PositiveSmallIntegerField
@@ -40,9 +41,10 @@ def model_doubts(judge: ModelJudge) -> list[Doubt]:
         ).values_list("query_id", "document_id", "grade")
     }
     grades: dict[int, list[tuple]] = {}
-    rows = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False).values_list(
-        "pool_item_id", "created_at", "label__grade"
-    )
+    # The grades that count: an excluded rater's (or an answer to gold) is no "first rater".
+    rows = real_grades(
+        Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False), campaign
+    ).values_list("pool_item_id", "created_at", "label__grade")
     for item_id, at, grade in rows.order_by("created_at", "pk"):
         grades.setdefault(item_id, []).append((at, grade))
     items = PoolItem.objects.filter(campaign=campaign).values_list(
@@ -88,7 +90,7 @@ def prioritized_queries(campaign: Campaign) -> int:
 def first_grade_times(campaign: Campaign) -> dict[int, object]:
     """{pool item: when its first counted grade came} (for "what raters said later")."""
     return dict(
-        Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False)
+        real_grades(Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False), campaign)
         .values("pool_item_id")
         .annotate(first=Min("created_at"))
         .values_list("pool_item_id", "first")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotate.models import LabelSource, SourceKind
 from annotate.services.labels.common import labels_write
@@ -155,21 +156,46 @@ class RunOutcome:
     warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
+        # Written in the job's language (whoever started it), shown on the jobs page.
         r = self.run
-        text = (
-            f"{r.labelled:,} of {r.items:,} items labelled as {r.judge.source_name}: "
-            f"{r.requests:,} requests sent, {r.cache_hits:,} answers from the cache, "
-            f"{r.tokens:,} tokens, {r.no_answer:,} answers unreadable, {r.failed:,} failed"
+        values = {
+            "labelled": f"{r.labelled:,}", "items": f"{r.items:,}", "source": r.judge.source_name,
+            "requests": f"{r.requests:,}", "cached": f"{r.cache_hits:,}",
+            "tokens": f"{r.tokens:,}", "no_answer": f"{r.no_answer:,}",
+            "failed": f"{r.failed:,}", "stopped": r.stopped,
+        }  # fmt: skip
+        if r.stopped:
+            return (
+                gettext(
+                    "%(labelled)s of %(items)s items labelled as %(source)s: %(requests)s requests "
+                    "sent, %(cached)s answers from the cache, %(tokens)s tokens, %(no_answer)s "
+                    "answers unreadable, %(failed)s failed; stopped early: %(stopped)s"
+                )
+                % values
+            )
+        return (
+            gettext(
+                "%(labelled)s of %(items)s items labelled as %(source)s: %(requests)s requests "
+                "sent, %(cached)s answers from the cache, %(tokens)s tokens, %(no_answer)s answers "
+                "unreadable, %(failed)s failed"
+            )
+            % values
         )
-        return f"{text}; stopped early: {r.stopped}" if r.stopped else text
 
 
 def cost_so_far(run: JudgeRun) -> str:
-    return (
-        f"so far: {run.requests:,} requests sent, {run.tokens:,} tokens "
-        f"({run.prompt_tokens:,} in, {run.completion_tokens:,} out), {run.cache_hits:,} "
-        f"answers from the cache, {run.no_answer:,} unreadable, {run.failed:,} failed"
-    )
+    return gettext(
+        "so far: %(requests)s requests sent, %(tokens)s tokens (%(prompt)s in, %(completion)s "
+        "out), %(cached)s answers from the cache, %(no_answer)s unreadable, %(failed)s failed"
+    ) % {
+        "requests": f"{run.requests:,}",
+        "tokens": f"{run.tokens:,}",
+        "prompt": f"{run.prompt_tokens:,}",
+        "completion": f"{run.completion_tokens:,}",
+        "cached": f"{run.cache_hits:,}",
+        "no_answer": f"{run.no_answer:,}",
+        "failed": f"{run.failed:,}",
+    }
 
 
 def judge_run(

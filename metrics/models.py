@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from annotate.models import Campaign, LabelSource
 
@@ -29,16 +30,19 @@ class EvaluationSnapshot(models.Model):
     label_source = models.ForeignKey(
         LabelSource, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
-    rule = models.CharField(max_length=10, blank=True)
+    # Wide enough for every rule ("dawid_skene" is 11: PostgreSQL refused its snapshots).
+    rule = models.CharField(max_length=20, blank=True)
     settings_key = models.CharField(
-        max_length=200, blank=True, help_text="Canonical measure settings, e.g. k=10;gain=linear."
+        max_length=200,
+        blank=True,
+        help_text=_("Canonical measure settings, e.g. k=10;gain=linear."),
     )
     computed_at = models.DateTimeField()
-    seconds = models.FloatField(help_text="How long the computation took.")
-    fingerprint = models.JSONField(help_text="What the inputs looked like when computed.")
-    summary = models.JSONField(help_text="What the pages show: means, intervals, curves.")
-    per_query = models.JSONField(default=dict, help_text="Per-query values, for comparisons.")
-    charts = models.JSONField(default=dict, help_text="SVG charts drawn from the summary.")
+    seconds = models.FloatField(help_text=_("How long the computation took."))
+    fingerprint = models.JSONField(help_text=_("What the inputs looked like when computed."))
+    summary = models.JSONField(help_text=_("What the pages show: means, intervals, curves."))
+    per_query = models.JSONField(default=dict, help_text=_("Per-query values, for comparisons."))
+    charts = models.JSONField(default=dict, help_text=_("SVG charts drawn from the summary."))
 
     class Meta:
         constraints = [

@@ -18,10 +18,14 @@ PASSWORD = "correct-horse-battery-staple"
 
 REQUIRE_ALL_TESTS = os.environ.get("REQUIRE_ALL_TESTS") == "1"
 
-# ranx compiles its numba kernels on first use (about a minute of CPU) and would cache them inside
-# site-packages, or in the user's home when that is read-only. A project-local, git-ignored cache
-# instead: a fresh clone pays once, its later runs and xdist workers reuse it, and the installed
-# environment is left as installed. Set here, before any test module imports ranx.
+# ranx (the reference for exponential NDCG, tests/metrics/core/test_ranx_agreement.py) is the
+# only user of numba, and compiling its kernels took a fresh clone over a minute of CPU (66 s of
+# a 705 s serial run) to score 40 queries. Its kernels run as the plain Python they are written
+# in instead: the same code and the same float64 arithmetic (ranx asks for no fastmath), in a
+# few seconds. Nothing in the project itself uses numba. Set before any test imports ranx.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+# Where numba would cache what it compiles when the JIT is on (NUMBA_DISABLE_JIT=0): a
+# project-local, git-ignored directory, never site-packages.
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parents[1] / "var" / "numba"))
 
 
@@ -52,6 +56,23 @@ def pytest_configure(config):
             "LOCATION": "throttle-tests",
         },
     }
+    config.pluginmanager.register(_GroupedNodeIds(), "grouped-node-ids")
+
+
+class _GroupedNodeIds:
+    """Makes `--dist loadgroup` group again. xdist 3.8 marks a test's group by writing
+    "<id>@<group>" into `item._nodeid`; pytest 9.2 reads a node's id from `item._id`, so the
+    mark was lost and every group's tests ran on any worker, side by side (the browser tests,
+    the PostgreSQL races). After xdist's hook, the id it wrote becomes the id."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        from _pytest.nodes import coerce_node_id
+
+        for item in items:
+            written = item.__dict__.get("_nodeid")
+            if written and written != item.nodeid:
+                item._id = coerce_node_id(written)
 
 
 @pytest.fixture(autouse=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from annotate import models as m
 
@@ -37,10 +38,15 @@ class _SuperuserReadOnly(admin.ModelAdmin):
 
 @admin.register(m.Invitation)
 class InvitationAdmin(_SuperuserReadOnly):
-    list_display = ("name", "email", "campaign", "role", "state", "created_by", "expires_at")
+    list_display = ("name", "email", "campaign", "role", "state_shown", "created_by", "expires_at")
     list_filter = ("role",)
     search_fields = ("name", "email", "campaign__name", "accepted_by__username")
     list_select_related = ("campaign", "created_by")
+
+    # The state's label, not its value: "pending" would be English on a Chinese page.
+    @admin.display(description=_("State"))
+    def state_shown(self, obj: m.Invitation) -> str:
+        return m.InvitationState(obj.state).label
 
 
 @admin.register(m.PasswordResetLink)

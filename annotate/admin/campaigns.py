@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.db import models, transaction
 from django.db.models import Q
 from django.http import HttpRequest
 from django.utils.text import capfirst
+from django.utils.translation import gettext_lazy as _
 
 from annotate import models as m
 from annotate.admin.scoping import (
@@ -17,6 +19,7 @@ from annotate.admin.scoping import (
     ScopedTabularInline,
     count_of,
 )
+from annotate.forms.manage import CampaignTextLimits
 from annotate.models.campaigns import default_scale
 
 
@@ -69,8 +72,17 @@ class MembershipInline(ScopedTabularInline):
         return autocomplete_user_if_allowed(request)
 
 
+class CampaignAdminForm(CampaignTextLimits, forms.ModelForm):
+    class Meta:
+        model = m.Campaign
+        # The admin's fieldsets decide what is shown; these are what it may edit.
+        fields = ["name", "slug", "description", "guidelines", "relevant_from", "aggregation",
+                  "overlap", "lease_minutes"]  # fmt: skip
+
+
 @admin.register(m.Campaign)
 class CampaignAdmin(ScopedAdmin):
+    form = CampaignAdminForm
     list_display = (
         "name",
         "slug",
@@ -90,8 +102,8 @@ class CampaignAdmin(ScopedAdmin):
     inlines = (LabelInline, MembershipInline)
     fieldsets = (
         (None, {"fields": ("name", "slug", "description", "guidelines")}),
-        ("Judging", {"fields": ("relevant_from", "aggregation", "overlap", "lease_minutes")}),
-        ("Record", {"fields": ("created_by", "created_at")}),
+        (_("Judging"), {"fields": ("relevant_from", "aggregation", "overlap", "lease_minutes")}),
+        (_("Record"), {"fields": ("created_by", "created_at")}),
     )
 
     def get_queryset(self, request: HttpRequest):
@@ -106,19 +118,19 @@ class CampaignAdmin(ScopedAdmin):
             )
         )
 
-    @admin.display(description="queries", ordering="_queries")
+    @admin.display(description=_("queries"), ordering="_queries")
     def n_queries(self, obj: m.Campaign) -> int:
         return obj._queries
 
-    @admin.display(description="documents", ordering="_documents")
+    @admin.display(description=_("documents"), ordering="_documents")
     def n_documents(self, obj: m.Campaign) -> int:
         return obj._documents
 
-    @admin.display(description="pool items", ordering="_pool_items")
+    @admin.display(description=_("pool items"), ordering="_pool_items")
     def n_pool_items(self, obj: m.Campaign) -> int:
         return obj._pool_items
 
-    @admin.display(description="members", ordering="_members")
+    @admin.display(description=_("members"), ordering="_members")
     def n_members(self, obj: m.Campaign) -> int:
         return obj._members
 

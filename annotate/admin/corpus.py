@@ -8,6 +8,7 @@ from django.contrib import admin
 from django.db import models
 from django.db.models import Q
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from annotate import models as m
 from annotate.admin.campaigns import summarised_deletion
@@ -22,7 +23,7 @@ class QueryAdmin(ScopedAdmin):
     list_select_related = ("campaign",)
     autocomplete_fields = ("campaign",)
 
-    @admin.display(description="intent", boolean=True)
+    @admin.display(description=_("intent"), boolean=True)
     def has_intent(self, obj: m.Query) -> bool:
         return bool(obj.description)
 
@@ -50,7 +51,7 @@ class SystemAdmin(ScopedAdmin):
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).annotate(_runs=count_of(m.Run, "system"))
 
-    @admin.display(description="runs", ordering="_runs")
+    @admin.display(description=_("runs"), ordering="_runs")
     def n_runs(self, obj: m.System) -> int:
         return obj._runs
 
@@ -83,7 +84,7 @@ class RunAdmin(ScopedAdmin):
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).annotate(_entries=count_of(m.RunEntry, "run"))
 
-    @admin.display(description="entries", ordering="_entries")
+    @admin.display(description=_("entries"), ordering="_entries")
     def n_entries(self, obj: m.Run) -> int:
         return obj._entries
 
@@ -122,7 +123,7 @@ class LabelSourceAdmin(ScopedAdmin):
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).annotate(_labels=count_of(m.SourceLabel, "source"))
 
-    @admin.display(description="labels", ordering="_labels")
+    @admin.display(description=_("labels"), ordering="_labels")
     def n_labels(self, obj: m.LabelSource) -> int:
         return obj._labels
 

@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import Count, Q
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from annotate import models as m
 from annotate.admin.scoping import (
@@ -40,16 +41,16 @@ class PoolItemAdmin(ScopedAdmin):
 
     def get_queryset(self, request: HttpRequest):
         # "Can't judge" answers do not count towards the raters an item needs.
-        counted = Count("grades", filter=Q(grades__cant_judge=False))
+        counted = Count("grades", filter=Q(grades__cant_judge=False, grades__gold=False))
         return super().get_queryset(request).annotate(_counted=counted)
 
-    document_shown = via("document", "document", "document__external_id", document_label)
+    document_shown = via("document", _("document"), "document__external_id", document_label)
 
-    @admin.display(description="raters needed")
+    @admin.display(description=_("raters needed"))
     def raters_needed_shown(self, obj: m.PoolItem) -> int:
         return obj.needed
 
-    @admin.display(description="counted grades", ordering="_counted")
+    @admin.display(description=_("counted grades"), ordering="_counted")
     def n_counted_grades(self, obj: m.PoolItem) -> int:
         return obj._counted
 
@@ -124,14 +125,14 @@ class GradeAdmin(ScopedAdmin):
     inlines = (GradeChangeInline,)
     show_full_result_count = False
 
-    campaign = via("pool_item__campaign", "campaign", "pool_item__campaign__name")
+    campaign = via("pool_item__campaign", _("campaign"), "pool_item__campaign__name")
 
-    query = via("pool_item__query", "query", "pool_item__query__external_id")
+    query = via("pool_item__query", _("query"), "pool_item__query__external_id")
     document = via(
-        "pool_item__document", "document", "pool_item__document__external_id", document_label
+        "pool_item__document", _("document"), "pool_item__document__external_id", document_label
     )
 
-    @admin.display(description="can't judge", boolean=True, ordering="cant_judge")
+    @admin.display(description=_("can't judge"), boolean=True, ordering="cant_judge")
     def cant_judge_shown(self, obj: m.Grade) -> bool:
         return obj.cant_judge
 
@@ -166,14 +167,14 @@ class GradeChangeAdmin(ScopedAdmin):
     raw_id_fields = ("grade",)
     date_hierarchy = "replaced_at"
 
-    query = via("grade__pool_item__query", "query", "grade__pool_item__query__external_id")
+    query = via("grade__pool_item__query", _("query"), "grade__pool_item__query__external_id")
     document = via(
         "grade__pool_item__document",
-        "document",
+        _("document"),
         "grade__pool_item__document__external_id",
         document_label,
     )
-    rater = via("grade__rater", "rater", "grade__rater__username")
+    rater = via("grade__rater", _("rater"), "grade__rater__username")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -190,9 +191,9 @@ class SkipAdmin(ScopedAdmin):
     list_select_related = ("pool_item__query", "pool_item__document", "rater")
     raw_id_fields = ("pool_item", "rater")
     readonly_fields = ("created_at",)
-    query = via("pool_item__query", "query", "pool_item__query__external_id")
+    query = via("pool_item__query", _("query"), "pool_item__query__external_id")
     document = via(
-        "pool_item__document", "document", "pool_item__document__external_id", document_label
+        "pool_item__document", _("document"), "pool_item__document__external_id", document_label
     )
 
 
@@ -206,9 +207,9 @@ class LeaseAdmin(ScopedAdmin):
     list_select_related = ("pool_item__query", "pool_item__document", "rater")
     raw_id_fields = ("pool_item", "rater")
     readonly_fields = ("created_at",)
-    query = via("pool_item__query", "query", "pool_item__query__external_id")
+    query = via("pool_item__query", _("query"), "pool_item__query__external_id")
     document = via(
-        "pool_item__document", "document", "pool_item__document__external_id", document_label
+        "pool_item__document", _("document"), "pool_item__document__external_id", document_label
     )
 
 

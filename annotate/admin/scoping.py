@@ -20,6 +20,7 @@ from django.db import models
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest
+from django.utils.translation import gettext
 
 from annotate import models as m
 from annotate.selectors import campaigns_for
@@ -48,10 +49,17 @@ CAMPAIGN_PATHS: dict[type[models.Model], str] = {
     m.TaskLease: "task__comparison__campaign",
     m.TaskSkip: "task__comparison__campaign",
     m.VerdictChange: "verdict__task__comparison__campaign",
+    m.PlanChange: "comparison__campaign",
     m.Adjudication: "pool_item__campaign",
+    m.GoldItem: "pool_item__campaign",
+    m.GoldTask: "task__comparison__campaign",
     m.BehaviourLog: "campaign",
     m.BehaviourPosition: "log__campaign",
     m.BehaviourStat: "log__campaign",
+    m.QualityEvent: "membership__campaign",
+    m.QuizAttempt: "campaign",
+    m.QuizAnswer: "attempt__campaign",
+    m.QuizGrant: "campaign",
 }
 
 
@@ -151,8 +159,12 @@ class OneCampaignForm(forms.ModelForm):
                 if campaign_id is not None:
                     found.setdefault(campaign_id, name)
         if len(found) > 1:
-            names = ", ".join(sorted(found.values()))
-            raise forms.ValidationError(f"{names} must belong to the same campaign.")
+            # The fields' labels, as the form shows them (in the user's language), not their
+            # attribute names.
+            names = ", ".join(sorted(str(self.fields[name].label) for name in found.values()))
+            raise forms.ValidationError(
+                gettext("%(names)s must belong to the same campaign.") % {"names": names}
+            )
         return cleaned
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from annotate import models as m
 from annotate.admin.scoping import (
@@ -15,6 +16,7 @@ from annotate.admin.scoping import (
     count_of,
     via,
 )
+from annotate.services.sxs_plan import PLAN_FIELDS
 
 
 @admin.register(m.Comparison)
@@ -37,26 +39,32 @@ class ComparisonAdmin(ScopedAdmin):
     readonly_fields = ("created_at",)
     fieldsets = (
         (None, {"fields": ("campaign", "name", "baseline", "candidate")}),
-        ("Tasks", {"fields": ("unit", "depth", "raters_per_task", "seed")}),
+        (_("Tasks"), {"fields": ("unit", "depth", "raters_per_task", "seed")}),
         (
-            "Launch decision (the plan: fixed once answers exist)",
-            {"fields": ("min_gsb", "confidence", "min_queries", "equivalence_margin")},
+            _(
+                "Launch decision (the plan: change it on the comparison's plan page, which "
+                "records who changed it, when and why)"
+            ),
+            {"fields": PLAN_FIELDS},
         ),
-        ("Record", {"fields": ("created_at",)}),
+        (_("Record"), {"fields": ("created_at",)}),
     )
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).annotate(_tasks=count_of(m.SxsTask, "comparison"))
 
     def get_readonly_fields(self, request: HttpRequest, obj: m.Comparison | None = None):
-        # The plan is fixed before the data: once a rater has answered, changing the bar or
-        # the confidence would let the data choose the rule that judges it.
-        fixed = ("min_gsb", "confidence", "min_queries", "equivalence_margin", "raters_per_task")
-        if obj is not None and m.Verdict.objects.filter(task__comparison=obj).exists():
-            return (*self.readonly_fields, *fixed)
-        return self.readonly_fields
+        # A plan changes only through the plan page, which records who, when and why (#17); a
+        # silent edit here would let the data choose the rule that judges it. The raters per
+        # task are fixed once anyone has answered.
+        if obj is None:
+            return self.readonly_fields
+        fixed = (*PLAN_FIELDS, "raters_per_task")
+        if not m.Verdict.objects.filter(task__comparison=obj).exists():
+            fixed = PLAN_FIELDS
+        return (*self.readonly_fields, *fixed)
 
-    @admin.display(description="tasks", ordering="_tasks")
+    @admin.display(description=_("tasks"), ordering="_tasks")
     def n_tasks(self, obj: m.Comparison) -> int:
         return obj._tasks
 
@@ -73,7 +81,7 @@ class SxsTaskAdmin(ScopedAdmin):
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).annotate(_verdicts=count_of(m.Verdict, "task"))
 
-    @admin.display(description="verdicts", ordering="_verdicts")
+    @admin.display(description=_("verdicts"), ordering="_verdicts")
     def n_verdicts(self, obj: m.SxsTask) -> int:
         return obj._verdicts
 
@@ -124,8 +132,8 @@ class VerdictAdmin(ScopedAdmin):
     inlines = (VerdictChangeInline,)
     show_full_result_count = False
 
-    comparison = via("task__comparison", "comparison", "task__comparison__name")
-    query = via("task__query", "query", "task__query__external_id")
+    comparison = via("task__comparison", _("comparison"), "task__comparison__name")
+    query = via("task__query", _("query"), "task__query__external_id")
 
 
 @admin.register(m.VerdictChange)
@@ -139,8 +147,8 @@ class VerdictChangeAdmin(ScopedAdmin):
     raw_id_fields = ("verdict",)
     date_hierarchy = "replaced_at"
 
-    query = via("verdict__task__query", "query", "verdict__task__query__external_id")
-    rater = via("verdict__rater", "rater", "verdict__rater__username")
+    query = via("verdict__task__query", _("query"), "verdict__task__query__external_id")
+    rater = via("verdict__rater", _("rater"), "verdict__rater__username")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -160,8 +168,8 @@ class TaskLeaseAdmin(ScopedAdmin):
     raw_id_fields = ("task", "rater")
     readonly_fields = ("created_at",)
 
-    comparison = via("task__comparison", "comparison", "task__comparison__name")
-    query = via("task__query", "query", "task__query__external_id")
+    comparison = via("task__comparison", _("comparison"), "task__comparison__name")
+    query = via("task__query", _("query"), "task__query__external_id")
 
 
 @admin.register(m.TaskSkip)
@@ -175,5 +183,22 @@ class TaskSkipAdmin(ScopedAdmin):
     raw_id_fields = ("task", "rater")
     readonly_fields = ("created_at",)
 
-    comparison = via("task__comparison", "comparison", "task__comparison__name")
-    query = via("task__query", "query", "task__query__external_id")
+    comparison = via("task__comparison", _("comparison"), "task__comparison__name")
+    query = via("task__query", _("query"), "task__query__external_id")
+
+
+@admin.register(m.PlanChange)
+class PlanChangeAdmin(ScopedAdmin):
+    """The record of plan changes: read only (it is made by the plan page)."""
+
+    list_display = ("comparison", "changed_by", "changed_at", "answers_in")
+    list_filter = (("comparison", ScopedRelatedFilter),)
+    search_fields = ("comparison__name", "changed_by__username", "reason")
+    list_select_related = ("comparison", "changed_by")
+    readonly_fields = ("comparison", "changed_by", "changed_at", "answers_in", "changes", "reason")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

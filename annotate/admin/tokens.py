@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from annotate import models as m
 
@@ -21,15 +22,15 @@ class TokenNameAdmin(admin.ModelAdmin):
     list_select_related = ("user", "token")
     readonly_fields = ("token", "user", "name")
 
-    @admin.display(description="token starts with")
+    @admin.display(description=_("token starts with"))
     def token_start(self, obj: m.TokenName) -> str:
         return obj.token.token_key
 
-    @admin.display(description="created", ordering="token__created")
+    @admin.display(description=_("created"), ordering="token__created")
     def created(self, obj: m.TokenName):
         return obj.token.created
 
-    @admin.display(description="expires", ordering="token__expiry")
+    @admin.display(description=_("expires"), ordering="token__expiry")
     def expiry(self, obj: m.TokenName):
         return obj.token.expiry
 

@@ -217,7 +217,7 @@ class PoolItemViewSet(ManagedViewSet):
         return (
             self.scoped(PoolItem.objects.select_related("campaign", "query", "document"))
             .annotate(
-                n_grades=Count("grades", filter=Q(grades__cant_judge=False)),
+                n_grades=Count("grades", filter=Q(grades__cant_judge=False, grades__gold=False)),
                 n_needed=Coalesce(
                     F("raters_needed"),
                     F("campaign__overlap"),

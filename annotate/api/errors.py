@@ -8,7 +8,9 @@ handler turns them into answers, so a view stays a few lines and no refusal beco
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError
 from django.http import HttpRequest, JsonResponse
@@ -26,8 +28,11 @@ from rest_framework.views import exception_handler
 
 from annotate.api.throttling import AnonThrottle
 from annotate.judging.kinds import Refused
+from annotate.services.gold import GoldRefused
 from annotate.services.imports import ImportFailed
+from annotate.services.quiz import QuizRefused
 from annotate.services.sxs_setup import ComparisonRefused
+from config.uploads import size_text
 
 
 @csrf_exempt  # a POST to no endpoint is a 404, not a CSRF refusal page
@@ -67,12 +72,20 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     code = status.HTTP_400_BAD_REQUEST
     if isinstance(exc, FormInvalid):
         body = {"detail": exc.detail, "errors": exc.errors}
+    elif isinstance(exc, RequestDataTooBig | TooManyFieldsSent | TooManyFilesSent):
+        # Django's bounds on a body read whole (DRF reads JSON and form bodies through
+        # request.body) and on the fields of a form: a JSON 413, not Django's HTML 400.
+        body, code = {"detail": _too_big_detail()}, status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     elif isinstance(exc, Refused):  # GradeRefused, VerdictRefused
         body, code = {"detail": exc.message, **exc.details}, exc.status
     elif isinstance(exc, ImportFailed):
         body = {"detail": str(exc), "file": exc.path, "line": exc.line, "reason": exc.reason}
     elif isinstance(exc, ComparisonRefused):
         body = {"detail": str(exc)}
+    elif isinstance(exc, GoldRefused):
+        body = {"detail": exc.message}
+    elif isinstance(exc, QuizRefused):
+        body, code = {"detail": exc.message}, exc.status
     elif isinstance(exc, DjangoValidationError):
         body = {"detail": " ".join(exc.messages)}
     elif isinstance(exc, DjangoPermissionDenied):
@@ -98,6 +111,15 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
             )
             response.data = {"detail": _sentence(errors), "errors": errors}
     return response
+
+
+def _too_big_detail() -> str:
+    size, fields = settings.DATA_UPLOAD_MAX_MEMORY_SIZE, settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+    return (
+        f"The request body or its form fields are larger than {size_text(size or 0)}"
+        + (f" or hold more than {fields:,} fields" if fields else "")
+        + ", the limit for what is not a file. Send files as multipart/form-data file parts."
+    )
 
 
 def _throttled_or(exc: Exception, context: dict) -> Exception:

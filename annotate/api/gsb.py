@@ -4,6 +4,7 @@ every field typed so a generated client reads them as attributes, the decision a
 
 from __future__ import annotations
 
+from django.utils import translation
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -14,6 +15,8 @@ from annotate.api.sxs import ComparisonSerializer, managed_comparison
 from metrics.core.stats.gsb import Decision
 from metrics.decide.gsb import comparison_report, decision_text
 from metrics.decide.launch import LaunchState, launch_decision
+from metrics.decide.plan import plan_change_rows, primary_key
+from metrics.decide.review import launch_review
 
 DECISIONS = [d.value for d in Decision]
 
@@ -136,6 +139,36 @@ class LaunchSerializer(serializers.Serializer):
     query_weighted_gsb = serializers.FloatField(allow_null=True)
     fixed_interval = IntervalSerializer()
     sequence_interval = IntervalSerializer(help_text="Always valid, however often it is read.")
+    no_plan = serializers.BooleanField(help_text="Made before plans: the fixed rule decides.")
+    plan_note = serializers.CharField(
+        allow_blank=True, help_text="No plan, or the plan changed after answers came in."
+    )
+
+
+class PlanChangeSerializer(serializers.Serializer):
+    changed_by = serializers.CharField(source="who")
+    changed_at = serializers.DateTimeField(source="when")
+    answers_in = serializers.IntegerField(help_text="Answers in when the plan changed.")
+    changes = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField(), min_length=3, max_length=3),
+        help_text="[field, old, new] as a manager reads them.",
+    )
+    reason = serializers.CharField(allow_blank=True)
+
+
+class GradedDecisionSerializer(serializers.Serializer):
+    """The decision on a graded primary measure (metrics.decide.graded_launch)."""
+
+    state = serializers.ChoiceField(choices=[s.value for s in LaunchState])
+    path = serializers.ChoiceField(choices=["sequence", "fixed", ""])
+    headline = serializers.CharField()
+    sentence = serializers.CharField()
+    measure = serializers.CharField()
+    difference = serializers.FloatField(help_text="Mean candidate − baseline per query.")
+    fixed_interval = IntervalSerializer()
+    sequence_interval = IntervalSerializer()
+    completed_queries = serializers.IntegerField()
+    planned_queries = serializers.IntegerField()
 
 
 class GsbSerializer(serializers.Serializer):
@@ -148,6 +181,12 @@ class GsbSerializer(serializers.Serializer):
     detail = serializers.CharField(allow_null=True)
     result = GsbResultSerializer(allow_null=True, help_text="Null before the first verdict.")
     launch = LaunchSerializer(allow_null=True, help_text="Null before the first verdict.")
+    plan_changes = PlanChangeSerializer(many=True)
+    primary_decision = GradedDecisionSerializer(
+        allow_null=True,
+        help_text="The decision on the plan's graded primary measure; null when GSB is primary "
+        "(then `launch` is the decision).",
+    )
     queries = GsbQuerySerializer(many=True)
 
 
@@ -160,11 +199,17 @@ class GsbView(APIView):
 
     @extend_schema(responses={200: GsbSerializer})
     def get(self, request: Request, pk: int) -> Response:
+        # The API's words are a contract scripts read: English whatever the caller's language
+        # (the pages word the same decision in the reader's).
+        with translation.override("en"):
+            return Response(self._body(request, pk))
+
+    def _body(self, request: Request, pk: int) -> dict:
         comparison = managed_comparison(request, pk)
-        comparison.n_tasks = comparison.tasks.count()
+        comparison.n_tasks = comparison.tasks.filter(mirror_of__isnull=True).count()
         report = comparison_report(comparison)
         words = decision_text(report.result) if report.result is not None else None
-        launch = launch_decision(comparison, report)
+        launch, primary = _launch_and_primary(comparison, report)
         context = {"managed": {comparison.campaign_id}}
         body = {
             "comparison": ComparisonSerializer(comparison, context=context).data,
@@ -174,6 +219,8 @@ class GsbView(APIView):
             "detail": words.detail if words else None,
             "result": report.result.to_dict() if report.result else None,
             "launch": launch.to_dict() if launch else None,
+            "plan_changes": PlanChangeSerializer(plan_change_rows(comparison), many=True).data,
+            "primary_decision": primary.to_dict() if primary else None,
             "queries": [
                 {
                     "query": row.external_id,
@@ -188,4 +235,13 @@ class GsbView(APIView):
                 for row in report.rows
             ],
         }
-        return Response(body)
+        return body
+
+
+def _launch_and_primary(comparison, report) -> tuple:
+    """The GSB launch decision and, when the plan makes a graded measure primary, its decision:
+    the review computes both, so it runs once, and only when the plan needs it."""
+    if primary_key(comparison) is None:
+        return launch_decision(comparison, report), None
+    review = launch_review(comparison, report)
+    return review.launch, review.primary_graded

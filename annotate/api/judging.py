@@ -34,6 +34,7 @@ from annotate.judging import handles
 from annotate.judging.graded import GradeRefused, grade_token
 from annotate.judging.screens import judge_state, judgment_record
 from annotate.models import Campaign, Grade, Label
+from annotate.selectors.real import excluded_answer
 from annotate.selectors_judge import label_keys
 
 GRADE_FIELDS = [
@@ -161,13 +162,20 @@ class GradeResultSerializer(serializers.Serializer):
 
 def visible_grades(user) -> QuerySet[Grade]:
     """Grades of the campaigns the user manages, and the user's own in those they rate, with
-    the external ids blanked on the rows of campaigns they do not manage."""
+    the external ids blanked on the rows of campaigns they do not manage. A manager's list is
+    real work: answers to gold and excluded raters' are left out (the gold answers' export
+    has the former, the rater quality page the latter's figures); a rater sees
+    their own, gold or not, as nothing may tell them a honeypot from real work."""
     mine = managed_ids(user)
     shown = When(pool_item__campaign_id__in=mine, then=F("pool_item__query__external_id"))
     shown_doc = When(pool_item__campaign_id__in=mine, then=F("pool_item__document__external_id"))
     return (
         Grade.objects.filter(
-            Q(pool_item__campaign_id__in=mine) | Q(rater=user, pool_item__campaign__in=rated(user))
+            (
+                Q(pool_item__campaign_id__in=mine, gold=False)
+                & ~excluded_answer("pool_item__campaign_id")
+            )
+            | Q(rater=user, pool_item__campaign__in=rated(user))
         )
         .annotate(
             query_ext=Case(shown, default=Value(None), output_field=CharField()),

@@ -30,9 +30,11 @@ from annotate.judging import handles
 from annotate.judging.screens import sxs_record, sxs_state
 from annotate.judging.sxs import verdict_token
 from annotate.models import Comparison, Run, SxsTask, Verdict
-from annotate.models.sxs import ComparisonUnit, Side, VerdictValue
+from annotate.models.sxs import ComparisonUnit, PrimaryMeasure, Side, VerdictValue
+from annotate.selectors.real import excluded_answer
 from annotate.selectors_sxs import chosen_side, rater_label
 from annotate.services.sxs_setup import ComparisonRefused, comparison_create
+from metrics.services.scores import MeasureSettings
 
 CHOSEN = ["left", "same", "right", "cant_judge"]
 MANAGER_ONLY = [
@@ -48,6 +50,9 @@ MANAGER_ONLY = [
     "confidence",
     "min_queries",
     "equivalence_margin",
+    "plan_fixed",
+    "primary",
+    "graded_settings",
     "seed",
     "tasks",
 ]
@@ -70,6 +75,17 @@ class ComparisonSerializer(serializers.Serializer):
     min_queries = serializers.IntegerField(allow_null=True)
     equivalence_margin = serializers.FloatField(
         allow_null=True, help_text="GSB within ± this is no meaningful difference (0: none)."
+    )
+    plan_fixed = serializers.BooleanField(
+        allow_null=True, help_text="False: made before plans existed (the fixed rule decides)."
+    )
+    primary = serializers.ChoiceField(
+        choices=PrimaryMeasure.choices, allow_null=True, help_text="The plan's primary measure."
+    )
+    graded_settings = serializers.CharField(
+        allow_null=True,
+        help_text="k, gain, discount and ideal of the graded measures "
+        "(k=10;gain=linear;discount=log2;ideal=judged); empty: the defaults at k = depth.",
     )
     seed = serializers.IntegerField(allow_null=True)
     tasks = serializers.IntegerField(source="n_tasks", allow_null=True)
@@ -97,7 +113,23 @@ class ComparisonInputSerializer(serializers.Serializer):
     confidence = serializers.FloatField(default=0.95, min_value=0.5, max_value=0.999)
     min_queries = serializers.IntegerField(default=30, min_value=0, max_value=1_000_000)
     equivalence_margin = serializers.FloatField(default=0.0, min_value=0, max_value=0.5)
+    primary = serializers.ChoiceField(choices=PrimaryMeasure.choices, default=PrimaryMeasure.GSB)
+    graded_settings = serializers.CharField(
+        default="", allow_blank=True, max_length=100,
+        help_text="k=5;gain=exponential;discount=log2;ideal=judged, or empty for the defaults.",
+    )  # fmt: skip
     seed = serializers.IntegerField(default=0, min_value=0, max_value=2**62)
+
+    def validate_graded_settings(self, value: str) -> str:
+        if not value:
+            return value
+        try:
+            return MeasureSettings.from_key(value).key
+        except (KeyError, ValueError) as error:
+            raise serializers.ValidationError(
+                f"Not valid settings ({error}): write k=10;gain=linear;discount=log2;ideal=judged."
+            ) from error
+
     sample_size = serializers.IntegerField(required=False, min_value=1, max_value=10_000_000)
 
 
@@ -181,7 +213,7 @@ class TaskViewSet(viewsets.ReadOnlyModelViewSet):
             return SxsTask.objects.none()
         comparison = managed_comparison(self.request, self.kwargs["comparison_pk"])
         return (
-            SxsTask.objects.filter(comparison=comparison)
+            SxsTask.objects.filter(comparison=comparison, mirror_of__isnull=True)
             .select_related("query")
             .annotate(n_verdicts=Count("verdicts"))
             .order_by("id")
@@ -349,8 +381,19 @@ class VerdictViewSet(viewsets.ReadOnlyModelViewSet):
             return Verdict.objects.none()
         user = self.request.user
         return (
+            # Verdicts on gold are real work to no manager (the gold answers' endpoint and
+            # export have them); a rater sees their own, as on any task.
             Verdict.objects.filter(
-                Q(task__comparison__campaign__in=managed(user))
+                # Mirrored duplicates are no real work (#18); a rater still sees their own.
+                # Nor are an excluded rater's answers.
+                (
+                    Q(
+                        task__comparison__campaign__in=managed(user),
+                        gold=False,
+                        task__mirror_of__isnull=True,
+                    )
+                    & ~excluded_answer("task__comparison__campaign_id")
+                )
                 | Q(rater=user, task__comparison__campaign__in=rated(user))
             )
             .select_related("task__comparison", "task__query", "rater")

@@ -12,7 +12,10 @@ KIND_CHOICES = [
     ("documents", "Documents: CSV with a header, or JSONL"),
     ("run", "Run: TREC (qid Q0 docno rank score tag)"),
     ("qrels", "Qrels: TREC (qid iter docno grade)"),
-    ("scored", "Seed 004: label qid score (a run and its labels at once)"),
+    (
+        "scored",
+        "Scored labels: grade, query, score per line (a ranked list and its labels)",
+    ),
 ]
 
 
@@ -33,12 +36,12 @@ class ImportForm(forms.Form):
         kind = data.get("kind")
         name, system = data.get("name"), data.get("system")
         if kind == "qrels" and not data.get("source"):
-            self.add_error("source", "Name the label source the qrels go into.")
+            self.add_error("source", _("Name the label source the qrels go into."))
         if kind == "scored" and not name:
-            self.add_error("name", "Name the run: this format has no run tag.")
+            self.add_error("name", _("Name the run: this format has no run tag."))
         if kind == "run" and data.get("per_tag") and (name or system):
             self.add_error(
                 "per_tag",
-                "One run per tag takes its names from the tags: leave run and system empty.",
+                _("One run per tag takes its names from the tags: leave run and system empty."),
             )
         return data

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from annotate.judging.handles import looks_like_reference
 
@@ -21,7 +22,7 @@ MAX_SECONDS = 24 * 3600
 def handle_or_id(value: str) -> None:
     """A handle from the queue (annotate/judging/handles.py), or a numeric id as sent before."""
     if not looks_like_reference(value):
-        raise forms.ValidationError("That is not one of your items or tasks.")
+        raise forms.ValidationError(_("That is not one of your items or tasks."))
 
 
 class _SharedFields(dict):
@@ -64,7 +65,7 @@ class JudgeForm(AnswerForm):
     item = forms.CharField(
         max_length=32,
         validators=[handle_or_id],
-        error_messages={"required": "Which item?"},
+        error_messages={"required": _("Which item?")},
     )
     action = forms.ChoiceField(
         choices=[(a, a) for a in (ACTION_LABEL, ACTION_SKIP, ACTION_CANT_JUDGE, ACTION_UNSKIP)],
@@ -77,7 +78,7 @@ class JudgeForm(AnswerForm):
         data = super().clean()
         action = data.get("action") or ACTION_LABEL
         if action == ACTION_LABEL and data.get("label") is None and "label" not in self.errors:
-            self.add_error("label", "Choose a label.")
+            self.add_error("label", _("Choose a label."))
         data["action"] = action
         return data
 

@@ -5,32 +5,59 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext, gettext_lazy
 
+from annotate import inputs
+from annotate.cards import card_parts, extra_keys
 from annotate.models import Campaign
 from annotate.models.campaigns import DEFAULT_SCALE
+from annotate.selectors_judge import extra_key_used
+from annotate.services.manage import SETTINGS_FIELDS
 from annotate.services.scale import LabelSpec
 from annotate.services.slugs import slug_from_name, slug_unique
 
 # Paths under campaigns/ that a campaign slug must not shadow.
 RESERVED_SLUGS = frozenset({"new"})
 
-SETTINGS_FIELDS = [
-    "name",
-    "description",
-    "guidelines",
-    "image_hosts",
-    "overlap",
-    "lease_minutes",
-    "aggregation",
-    "relevant_from",
-    "language",
-]
+# The fields a manager edits: one list, the service's (a form field it lacked was dropped).
+
+
+# Set on the settings page, once the campaign has documents and hosts to name (the card's
+# marking of the query's words starts on).
+ONCE_IT_EXISTS = frozenset({"image_hosts", "card", "highlight_terms"})
+
+
+def within_limit(value: str, limit_name: str) -> str:
+    """``value`` if it is within the ``limit_name`` limit (annotate.inputs), else a form error.
+    For text a person types into a form; imports have their own line-numbered checks."""
+    maximum = inputs.limit(limit_name)
+    if len(value) > maximum:
+        raise forms.ValidationError(
+            gettext("This text is %(n)s characters long; the limit is %(limit)s.")
+            % {"n": f"{len(value):,}", "limit": f"{maximum:,}"}
+        )
+    return value
+
+
+class CampaignTextLimits:
+    """A campaign's free text within its limits, for every form that edits it (the settings
+    and new-campaign pages, the API's campaign POST, the admin)."""
+
+    cleaned_data: dict
+
+    def clean_description(self) -> str:
+        return within_limit(self.cleaned_data.get("description", ""), "campaign_description")
+
+    def clean_guidelines(self) -> str:
+        return within_limit(self.cleaned_data.get("guidelines", ""), "guidelines")
+
+    def clean_image_hosts(self) -> str:
+        return within_limit(self.cleaned_data.get("image_hosts", ""), "image_hosts")
 
 
 def _slug_taken(slug: str) -> bool:
     return Campaign.objects.filter(slug=slug).exists()
 
 
-class CampaignSettingsForm(forms.ModelForm):
+class CampaignSettingsForm(CampaignTextLimits, forms.ModelForm):
     class Meta:
         model = Campaign
         fields = SETTINGS_FIELDS
@@ -38,6 +65,10 @@ class CampaignSettingsForm(forms.ModelForm):
             "description": forms.Textarea(attrs={"rows": 2}),
             "guidelines": forms.Textarea(attrs={"rows": 14}),
             "image_hosts": forms.Textarea(attrs={"rows": 2}),
+            # Translators: the card's keywords are syntax; keep them as they are.
+            "card": forms.Textarea(
+                attrs={"rows": 4, "placeholder": gettext_lazy("title\nurl\nsnippet")}
+            ),
         }
         # Here, not as the model fields' verbose names: those would need a migration.
         labels = {
@@ -45,11 +76,31 @@ class CampaignSettingsForm(forms.ModelForm):
             "description": gettext_lazy("Description"),
             "guidelines": gettext_lazy("Guidelines"),
             "image_hosts": gettext_lazy("Image hosts"),
+            "card": gettext_lazy("Document card"),
+            "highlight_terms": gettext_lazy("Highlight the query's words"),
             "aggregation": gettext_lazy("Aggregation"),
             "relevant_from": gettext_lazy("Relevant from"),
             "overlap": gettext_lazy("Raters per item (overlap)"),
             "lease_minutes": gettext_lazy("Lease (minutes)"),
         }
+
+    def clean_card(self) -> str:
+        """Each extra field the card names must be one some document of the campaign has: a
+        misspelt name would leave every card without its picture or table."""
+        text = self.cleaned_data.get("card", "")
+        if self.instance.pk is None:
+            return text
+        missing = [
+            key
+            for key in extra_keys(card_parts(text))
+            if not extra_key_used(campaign=self.instance, key=key)
+        ]
+        if missing:
+            raise forms.ValidationError(
+                gettext("No document of this campaign has the extra field %(keys)s.")
+                % {"keys": ", ".join(f"“{key}”" for key in missing)}
+            )
+        return text
 
 
 class CampaignCreateForm(CampaignSettingsForm):
@@ -65,7 +116,7 @@ class CampaignCreateForm(CampaignSettingsForm):
 
     class Meta(CampaignSettingsForm.Meta):
         # Image hosts are set on the settings page, once the campaign exists.
-        fields = ["name", "slug", *(f for f in SETTINGS_FIELDS[1:] if f != "image_hosts")]
+        fields = ["name", "slug", *(f for f in SETTINGS_FIELDS[1:] if f not in ONCE_IT_EXISTS)]
 
     def clean_slug(self) -> str:
         slug = self.cleaned_data.get("slug")
@@ -146,23 +197,31 @@ LabelFormSet = forms.formset_factory(
 
 class RelevantFromForm(forms.Form):
     relevant_from = forms.FloatField(
-        label="Relevant from",
-        help_text="Grade from which a document counts as relevant (MAP, P@k, recall, MRR).",
+        label=gettext_lazy("Relevant from"),
+        help_text=gettext_lazy(
+            "Grade from which a document counts as relevant (MAP, P@k, recall, MRR)."
+        ),
     )
 
 
 class RaterAddForm(forms.Form):
-    username = forms.CharField(max_length=150, label="Username of an existing account")
+    username = forms.CharField(
+        max_length=150, label=gettext_lazy("Username of an existing account")
+    )
 
 
 class RatersNeededForm(forms.Form):
-    query = forms.CharField(max_length=200, label="Query id", help_text="The query's external id.")
+    query = forms.CharField(
+        max_length=200,
+        label=gettext_lazy("Query id"),
+        help_text=gettext_lazy("The query's external id."),
+    )
     raters_needed = forms.IntegerField(
         min_value=1,
         max_value=50,
         required=False,
-        label="Raters needed",
-        help_text="Empty: the campaign's overlap.",
+        label=gettext_lazy("Raters needed"),
+        help_text=gettext_lazy("Empty: the campaign's overlap."),
     )
 
 

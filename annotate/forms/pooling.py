@@ -14,7 +14,7 @@ class PoolForm(forms.Form):
     runs = forms.ModelMultipleChoiceField(
         queryset=Run.objects.none(),
         widget=forms.CheckboxSelectMultiple,
-        error_messages={"required": "Choose at least one run."},
+        error_messages={"required": _("Choose at least one run.")},
     )
     depth = forms.IntegerField(min_value=1, max_value=MAX_DEPTH, initial=10)
     raters_needed = forms.IntegerField(

@@ -17,7 +17,7 @@ from annotate.judging.open import slots_taken
 from config.db import hot_cursor
 
 MAX_NOTE = 2000
-# Seconds per answer are capped here, whatever the client measured (see judge-core.js): a
+# Seconds per answer are capped here, whatever the client measured (see judge-clock.js): a
 # task left open over lunch says nothing about the time judging takes.
 MAX_SECONDS = 600.0
 
@@ -37,7 +37,7 @@ SELECT p.query_id, {needed}, p.counted, a.id, s.id, l.id,
         INNER JOIN {task} op ON op.id = o.{fk}
         WHERE o.rater_id = %s AND op.query_id = p.query_id AND op.{scope} = p.{scope}
             AND o.expires_at > %s
-    ) < %s THEN 1 ELSE 0 END{columns}
+    ) < %s THEN 1 ELSE 0 END, p.gold{columns}
 FROM {task} p
 LEFT JOIN {answer} a ON a.{afk} = p.id AND a.rater_id = %s
 LEFT JOIN {skip} s ON s.{afk} = p.id AND s.rater_id = %s
@@ -105,7 +105,7 @@ def lock_for_answer(
         row = cursor.fetchone()
     if row is None:
         return None
-    query_id, needed, counted, answer_id, skip_id, lease_id, expired, renew, *extra = row
+    query_id, needed, counted, answer_id, skip_id, lease_id, expired, renew, gold, *extra = row
     return Locked(
         task_id=task_id,
         query_id=query_id,
@@ -117,6 +117,7 @@ def lock_for_answer(
         lease_expired=bool(expired),
         renew_due=bool(renew),
         extra=tuple(extra),
+        gold=bool(gold),
     )
 
 
@@ -184,11 +185,11 @@ def _answer_store(
         if submission.replaces != SKIP_TOKEN:
             raise conflict(kind, task_id, rater, kind.words.skipped)
         kind.skip_model.objects.filter(pk=locked.skip_id).delete()
-        if kind.counts(submission) and not has_capacity(kind, locked, rater, now):
+        if counts(kind, locked, submission) and not has_capacity(kind, locked, rater, now):
             raise kind.refused(kind.words.full, status=409)
     elif locked.lease_id is None:
         raise kind.refused(kind.words.not_assigned, status=403)
-    refusal = _no_room(kind, locked, rater, now) if kind.counts(submission) else None
+    refusal = _no_room(kind, locked, rater, now) if counts(kind, locked, submission) else None
     if refusal is not None:
         # The answer that filled the task may be this rater's own, from a resend that
         # committed while this request waited for the lock: then this is a resend too.
@@ -204,6 +205,12 @@ def _answer_store(
         return _own_resend(kind, locked, rater, submission, note, now)  # type: ignore[return-value]
     _after_insert(kind, scope, locked, rater, now)
     return kind.outcome(answer=answer, created=True, changed=False)
+
+
+def counts(kind: TaskKind, locked: Locked, submission: Submission) -> bool:
+    """Whether the answer will count towards the answers its task needs: an answer to gold
+    never does (gold is served to many raters, without a cap; annotate/judging/honeypots.py)."""
+    return kind.counts(submission) and not locked.gold
 
 
 def _no_room(
@@ -253,6 +260,7 @@ def _insert(
         **values,
         kind.note_field: note,
         "seconds": seconds,
+        "gold": locked.gold,
     }
     at = connection.ops.adapt_datetimefield_value
     names = ", ".join((*row, "created_at", "changed_at"))
@@ -314,7 +322,7 @@ def answer_change(
         return kind.outcome(answer=answer, created=False, changed=False)
     if submission.replaces != kind.token(answer):
         raise conflict(kind, locked.task_id, rater, kind.words.conflict)
-    counts_now = kind.counts(submission)
+    counts_now = counts(kind, locked, submission)
     if counts_now and not kind.answer_counts(answer) and not has_capacity(kind, locked, rater, now):
         raise kind.refused(kind.words.full, status=409)
     kept = {name: getattr(answer, name) for name in values}

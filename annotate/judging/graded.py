@@ -27,6 +27,7 @@ from annotate.judging.leasing import (
 from annotate.judging.open import loaded, open_tasks
 from annotate.judging.skips import skip_submit
 from annotate.models import Campaign, Document, Grade, GradeChange, Lease, PoolItem, Query, Skip
+from annotate.services import quality
 
 
 class GradeRefused(Refused):
@@ -60,7 +61,7 @@ def rater_order_key(rater_id: int, item_id: int) -> bytes:
 
 _ITEM_FIELDS = ("id", "campaign_id", "query_id", "document_id")
 _QUERY_FIELDS = ("id", "campaign_id", "external_id", "text", "description")
-_DOCUMENT_FIELDS = ("id", "campaign_id", "external_id", "title", "url", "snippet")
+_DOCUMENT_FIELDS = ("id", "campaign_id", "external_id", "title", "url", "snippet", "extra")
 
 
 class GradedKind(TaskKind):
@@ -75,12 +76,14 @@ class GradedKind(TaskKind):
     # The fields the judging screen and the queue use are loaded; any other is fetched on
     # access, as with .only().
     row_columns = """p.id, p.query_id, p.document_id, p.raters_needed, p.counted,
-    q.external_id, q.text, q.description, d.external_id, d.title, d.url, d.snippet"""
+    q.external_id, q.text, q.description, d.external_id, d.title, d.url, d.snippet, d.extra"""
     row_joins = """
 INNER JOIN annotate_query q ON q.id = p.query_id
 INNER JOIN annotate_document d ON d.id = p.document_id"""
     lock_columns = ", lab.id"
     lock_joins = "\nLEFT JOIN annotate_label lab ON lab.id = %s AND lab.campaign_id = p.campaign_id"
+    gold_table = "annotate_golditem"
+    gold_fk = "pool_item_id"
     task_model = PoolItem
     lease_model = Lease
     lease_task = "pool_item"
@@ -119,7 +122,13 @@ INNER JOIN annotate_document d ON d.id = p.document_id"""
         item = loaded(PoolItem, db, _ITEM_FIELDS, (item_id, scope.pk, query_id, document_id))
         item.raters_needed, item.counted = needed, counted
         query = loaded(Query, db, _QUERY_FIELDS, (query_id, scope.pk, *texts[:3]))
-        document = loaded(Document, db, _DOCUMENT_FIELDS, (document_id, scope.pk, *texts[3:]))
+        *texts, extra = texts
+        # The card's picture and table read it (selectors_judge.document_shown); SQLite gives
+        # JSON text, PostgreSQL may give it decoded.
+        extra = Document._meta.get_field("extra").from_db_value(extra, None, connection)
+        document = loaded(
+            Document, db, _DOCUMENT_FIELDS, (document_id, scope.pk, *texts[3:], extra)
+        )
         item._state.fields_cache.update(campaign=scope, query=query, document=document)
         return item
 
@@ -198,7 +207,10 @@ def grade_submit(
     submission = Submission(
         task_id=item_id, choice=choice, note=comment, seconds=seconds, replaces=replaces or None
     )
-    return answer_submit(GRADED, rater=rater, scope=campaign, submission=submission)
+    outcome = answer_submit(GRADED, rater=rater, scope=campaign, submission=submission)
+    if outcome.created and quality.due(outcome.answer.pk):
+        quality.rules_apply(campaign=campaign, rater=rater)
+    return outcome
 
 
 def item_skip(*, rater: AbstractBaseUser, campaign: Campaign, item_id: object) -> Skip:

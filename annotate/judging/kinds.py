@@ -72,6 +72,7 @@ class Locked:
     lease_expired: bool
     renew_due: bool
     extra: tuple  # the kind's lock_columns
+    gold: bool = False  # the task is gold: its answers do not count, nor is it capped
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,8 @@ class TaskKind:
     row_joins: ClassVar[str] = ""
     lock_columns: ClassVar[str] = ""  # read with the answer's lock, into Locked.extra
     lock_joins: ClassVar[str] = ""  # their joins; parameters from lock_params
+    gold_table: ClassVar[str]  # the kind's gold rows (annotate/models/gold.py)
+    gold_fk: ClassVar[str]
     task_model: ClassVar[type[models.Model]]
     lease_model: ClassVar[type[models.Model]]
     lease_task: ClassVar[str]  # the lease's field naming its task
@@ -131,9 +134,13 @@ class TaskKind:
         """A task (what its presentation needs loaded) from a row of row_columns."""
         raise NotImplementedError
 
-    def lease_values(self, scope: Any, rater: AbstractBaseUser, task_id: int) -> tuple:
-        """Values of lease_columns for a new lease."""
+    def lease_values(self, scope: Any, rater: AbstractBaseUser, task: Any) -> tuple:
+        """Values of lease_columns for a new lease of `task` (built by from_row)."""
         return ()
+
+    def exclusion_params(self, rater: AbstractBaseUser, at: Any) -> list:
+        """The parameters of open_exclusions; `at` is now, adapted for the database."""
+        return [rater.pk] * self.open_exclusion_params
 
     def within_query(self, rater: AbstractBaseUser, task: Any) -> Any:
         """The order of a query's tasks for this rater."""

@@ -12,7 +12,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
+from annotate.judging.honeypots import honeypot_due, lease_honeypot
 from annotate.judging.kinds import TaskKind
 from annotate.judging.open import (
     aware,
@@ -22,6 +24,7 @@ from annotate.judging.open import (
     prioritized_open_queries,
     slots_taken,
 )
+from annotate.judging.qualification import quiz_gate
 from annotate.models import Role
 from annotate.selectors_judge import rater_checked
 
@@ -29,15 +32,27 @@ from annotate.selectors_judge import rater_checked
 # and look again, a few times: those rows are locked only for a transaction's length, and
 # giving up at once would tell a rater "all done" while tasks still need them.
 CONTENDED_WAIT = 0.05
+# What a paused rater is told wherever they ask for work or answer (#18).
+PAUSED_MESSAGE = gettext_lazy(
+    "Your work on this campaign is paused while a manager reviews the quality of your "
+    "answers. You will get new work once they resume you; your answers so far are kept."
+)
 CONTENDED_ROUNDS = 4
 
 
 def ensure_rater(kind: TaskKind, scope: Any, rater: AbstractBaseUser) -> None:
     campaign = kind.campaign(scope)
-    if rater_checked(campaign, rater):
-        return  # campaign_rated_by asked the database earlier in this request
-    if not campaign.memberships.filter(user=rater, role=Role.RATER).exists():
-        raise kind.refused(_("You are not a rater of this campaign."), status=403)
+    # rater_checked: campaign_rated_by asked the database earlier in this request (and a
+    # paused rater's campaign is not vouched for, so they are asked here).
+    if not rater_checked(campaign, rater):
+        row = campaign.memberships.filter(user=rater, role=Role.RATER)
+        row = row.values_list("paused_at").first()
+        if row is None:
+            raise kind.refused(_("You are not a rater of this campaign."), status=403)
+        if row[0] is not None:
+            raise kind.refused(PAUSED_MESSAGE, status=403, paused=True)
+    # A scope requiring the qualification quiz gives no real work before it is passed.
+    quiz_gate(scope, rater, kind.refused)
 
 
 def lease_until(kind: TaskKind, scope: Any, now: datetime) -> datetime:
@@ -103,7 +118,13 @@ def _renew(kind: TaskKind, scope: Any, rater: AbstractBaseUser, ids: list[int], 
 def lease_next_query(kind: TaskKind, *, scope: Any, rater: AbstractBaseUser, now: datetime) -> list:
     """Lease the open tasks of the first query that has any, walking past queries whose rows
     another rater is locking right now. Only when every open query was contended does it wait
-    briefly and look again, so "all done" is never said while tasks are merely busy."""
+    briefly and look again, so "all done" is never said while tasks are merely busy.
+    A share of the queries are honeypots instead (honeypots.py), drawn here so that the
+    look-ahead lease draws them as the first lease does."""
+    if honeypot_due(kind, scope):
+        leased = lease_honeypot(kind, scope=scope, rater=rater, now=now)
+        if leased:
+            return leased
     for round_ in range(CONTENDED_ROUNDS):
         after: int | None = None
         contended = False
@@ -195,7 +216,7 @@ def leases_upsert(
             rater.pk,
             expires,
             created,
-            *kind.lease_values(scope, rater, task.pk),
+            *kind.lease_values(scope, rater, task),
         )
     ]
     with connection.cursor() as cursor:

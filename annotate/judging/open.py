@@ -29,9 +29,11 @@ from config.db import hot_cursor
 # live and it has none. Only a task that would be full if every lease were live, and whose
 # first lease end has passed (a lease expired, or was renewed since: the counter keeps the
 # earlier end), counts its live ones.
+# Gold is never open here: its answers do not count, so it would never fill; raters meet it
+# as honeypots only (annotate/judging/honeypots.py).
 _OPEN = """
 FROM {task} p
-WHERE p.{scope} = %s{where}
+WHERE p.{scope} = %s AND NOT p.gold{where}
     AND p.counted < {needed}
     AND (
         p.counted + p.leased < {needed}
@@ -69,8 +71,8 @@ def open_sql(kind: TaskKind) -> str:
 def _open_params(kind: TaskKind, scope: Any, rater: AbstractBaseUser, now: datetime) -> list:
     at = connection.ops.adapt_datetimefield_value(now)
     needed = kind.needed_default(scope)
-    rater_ids = [rater.pk] * (1 + kind.open_exclusion_params)
-    return [scope.pk, needed, needed, at, at, needed, *rater_ids, rater.pk, at]
+    excluded = kind.exclusion_params(rater, at)
+    return [scope.pk, needed, needed, at, at, needed, rater.pk, *excluded, rater.pk, at]
 
 
 def open_tasks(kind: TaskKind, *, scope: Any, rater: AbstractBaseUser, now: datetime) -> QuerySet:

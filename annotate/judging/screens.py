@@ -17,7 +17,7 @@ from annotate.judging.progress import rater_progress, rater_sxs_progress
 from annotate.judging.skips import skip_submit, skip_undo
 from annotate.judging.sxs import SXS, sxs_queue, verdict_submit
 from annotate.models import Campaign, Comparison, Lease, PoolItem, SxsTask, TaskLease
-from annotate.selectors_judge import campaign_progress, item_payload
+from annotate.selectors_judge import Card, campaign_progress, item_payload, known_stub
 from annotate.selectors_sxs import comparison_progress, task_payloads
 
 
@@ -88,14 +88,24 @@ def judge_queue(
 
 
 def judge_state(
-    *, rater: AbstractBaseUser, campaign: Campaign, progress: bool = True
+    *,
+    rater: AbstractBaseUser,
+    campaign: Campaign,
+    progress: bool = True,
+    known: frozenset[str] = frozenset(),
 ) -> tuple[list[PoolItem], dict]:
     """The rater's queue (with the next item prefetched) and what the screen shows of it:
     the items as the rater may see them and, with progress, the rater's own progress and the
     campaign's. Counting progress scans the campaign's pool: an answer to a grade leaves it
-    out (the client counts its own grades and asks for progress once per query)."""
+    out (the client counts its own grades and asks for progress once per query). Items whose
+    handle is in `known` go as their handle alone (selectors_judge.known_stub)."""
     items = judge_queue(rater=rater, campaign=campaign, look_ahead=True)
-    state: dict = {"items": [item_payload(item, rater) for item in items]}
+    card = Card.of(campaign)
+    state: dict = {"items": []}
+    for item in items:
+        handle = handles.handle_for(rater.pk, handles.GRADED, item.pk)
+        shown = known_stub(handle) if handle in known else item_payload(item, rater, card, handle)
+        state["items"].append(shown)
     if progress:
         state.update(progress_state(rater=rater, campaign=campaign))
     return items, state
@@ -129,11 +139,16 @@ def sxs_record(*, rater: AbstractBaseUser, comparison: Comparison, data: dict) -
 
 
 def sxs_state(
-    *, rater: AbstractBaseUser, comparison: Comparison, progress: bool = True
+    *,
+    rater: AbstractBaseUser,
+    comparison: Comparison,
+    progress: bool = True,
+    known: frozenset[str] = frozenset(),
 ) -> tuple[list[tuple[SxsTask, str]], dict]:
-    """The rater's held tasks (the next one prefetched) and what the screen shows of them."""
+    """The rater's held tasks (the next one prefetched) and what the screen shows of them
+    (tasks whose handle is in `known` as their handle alone)."""
     held = sxs_queue(rater=rater, comparison=comparison, look_ahead=True)
-    state: dict = {"tasks": task_payloads(comparison, held, rater)}
+    state: dict = {"tasks": task_payloads(comparison, held, rater, known)}
     if progress:
         state.update(sxs_progress_state(rater=rater, comparison=comparison))
     return held, state

@@ -18,6 +18,7 @@ from annotate.judging.answers import answer_submit, as_id
 from annotate.judging.handles import order_key
 from annotate.judging.kinds import Locked, Outcome, Refused, Submission, TaskKind, Words
 from annotate.judging.leasing import held_or_next, leases_release
+from annotate.judging.mirrors import after_verdict
 from annotate.judging.open import loaded
 from annotate.models import (
     Campaign,
@@ -32,6 +33,7 @@ from annotate.models import (
     VerdictValue,
 )
 from annotate.selectors_sxs import CHOICES, chosen_side
+from annotate.services import quality
 
 
 class VerdictRefused(Refused):
@@ -77,7 +79,7 @@ def verdict_value(chosen: str, candidate_side: str) -> str:
     return VerdictValue.GOOD if picked == candidate_side else VerdictValue.BAD
 
 
-_TASK_FIELDS = ("id", "comparison_id", "query_id", "position", "identical")
+_TASK_FIELDS = ("id", "comparison_id", "query_id", "position", "identical", "mirror_side")
 _QUERY_FIELDS = ("id", "campaign_id", "external_id", "text", "description")
 
 
@@ -87,15 +89,22 @@ class SxsKind(TaskKind):
     needed_sql = "%s"
     # Identical tasks are never open: they count as Same without anyone's time.
     open_where = " AND NOT p.identical"
+    # A mirrored duplicate is open to its rater alone, and only once its time has come.
     open_exclusions = """
     AND NOT EXISTS (
         SELECT 1 FROM annotate_taskskip s WHERE s.task_id = p.id AND s.rater_id = %s
-    )"""
-    open_exclusion_params = 1
+    )
+    AND (p.mirror_rater_id IS NULL OR p.mirror_rater_id = %s AND p.offer_after <= %s)"""
+    open_exclusion_params = 3
     lease_columns = ("candidate_side",)
-    row_columns = "p.id, p.query_id, p.position, p.identical, q.external_id, q.text, q.description"
+    row_columns = (
+        "p.id, p.query_id, p.position, p.identical, p.mirror_side, "
+        "q.external_id, q.text, q.description"
+    )
     row_joins = "\nINNER JOIN annotate_query q ON q.id = p.query_id"
     lock_columns = ", p.identical, l.candidate_side"
+    gold_table = "annotate_goldtask"
+    gold_fk = "task_id"
     task_model = SxsTask
     lease_model = TaskLease
     lease_task = "task"
@@ -129,15 +138,21 @@ class SxsKind(TaskKind):
         return scope.raters_per_task
 
     def from_row(self, scope: Comparison, row: tuple) -> SxsTask:
-        task_id, query_id, position, identical, *texts = row
+        task_id, query_id, position, identical, mirror_side, *texts = row
         db = connection.alias
-        task = loaded(SxsTask, db, _TASK_FIELDS, (task_id, scope.pk, query_id, position, identical))
+        values = (task_id, scope.pk, query_id, position, identical, mirror_side)
+        task = loaded(SxsTask, db, _TASK_FIELDS, values)
         query = loaded(Query, db, _QUERY_FIELDS, (query_id, scope.campaign_id, *texts))
         task._state.fields_cache.update(comparison=scope, query=query)
         return task
 
-    def lease_values(self, scope: Comparison, rater: AbstractBaseUser, task_id: int) -> tuple:
-        return (candidate_side_for(secret=scope.side_secret, rater_id=rater.pk, task_id=task_id),)
+    def lease_values(self, scope: Comparison, rater: AbstractBaseUser, task: SxsTask) -> tuple:
+        if task.mirror_side:  # a mirrored duplicate: the other side than on the original
+            return (task.mirror_side,)
+        return (candidate_side_for(secret=scope.side_secret, rater_id=rater.pk, task_id=task.pk),)
+
+    def exclusion_params(self, rater: AbstractBaseUser, at: object) -> list:
+        return [rater.pk, rater.pk, at]
 
     def within_query(self, rater: AbstractBaseUser, task: SxsTask) -> bytes:
         # Not the position: a per-position comparison's tasks in rank order give it away.
@@ -237,7 +252,12 @@ def verdict_submit(
     submission = Submission(
         task_id=task_id, choice=choice, note=reason, seconds=seconds, replaces=replaces or None
     )
-    return answer_submit(SXS, rater=rater, scope=comparison, submission=submission)
+    outcome = answer_submit(SXS, rater=rater, scope=comparison, submission=submission)
+    if outcome.created:
+        answered_mirror = after_verdict(comparison=comparison, verdict=outcome.verdict, rater=rater)
+        if answered_mirror or quality.due(outcome.verdict.pk):
+            quality.rules_apply(campaign=comparison.campaign, rater=rater)
+    return outcome
 
 
 def _comparison_of_task(task_id: object) -> Comparison:

@@ -3,15 +3,26 @@
 from annotate.models.accounts import Invitation, InvitationState, PasswordResetLink, Preferences
 from annotate.models.adjudication import Adjudication
 from annotate.models.behaviour import BehaviourLog, BehaviourPosition, BehaviourStat
-from annotate.models.campaigns import Aggregation, Campaign, Label, Membership, Role
+from annotate.models.campaigns import (
+    Aggregation,
+    Campaign,
+    Label,
+    Membership,
+    QualityEvent,
+    Role,
+)
 from annotate.models.corpus import Document, Query
+from annotate.models.gold import GoldItem, GoldPurpose, GoldTask
 from annotate.models.judgments import AnswerClaim, Grade, GradeChange, PoolItem, Skip
 from annotate.models.labels import LabelSource, SourceKind, SourceLabel
 from annotate.models.queue import Lease
+from annotate.models.quiz import QuizAnswer, QuizAttempt, QuizGrant
 from annotate.models.runs import Run, RunEntry, System
 from annotate.models.sxs import (
     Comparison,
     ComparisonUnit,
+    PlanChange,
+    PrimaryMeasure,
     Side,
     SxsTask,
     TaskSkip,
@@ -32,6 +43,9 @@ __all__ = [
     "Comparison",
     "ComparisonUnit",
     "Document",
+    "GoldItem",
+    "GoldPurpose",
+    "GoldTask",
     "Grade",
     "GradeChange",
     "Invitation",
@@ -41,9 +55,15 @@ __all__ = [
     "Lease",
     "Membership",
     "PasswordResetLink",
+    "PlanChange",
     "PoolItem",
     "Preferences",
+    "PrimaryMeasure",
+    "QualityEvent",
     "Query",
+    "QuizAnswer",
+    "QuizAttempt",
+    "QuizGrant",
     "Role",
     "Run",
     "RunEntry",

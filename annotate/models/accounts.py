@@ -26,25 +26,39 @@ class Invitation(models.Model):
     """A single-use link that makes whoever opens it first a member of one campaign, with
     one role; it grants nothing anywhere else."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
-    role = models.CharField(max_length=10, choices=Role.choices, default=Role.RATER)
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="invitations", verbose_name=_("campaign")
+    )
+    role = models.CharField(
+        max_length=10, choices=Role.choices, default=Role.RATER, verbose_name=_("role")
+    )
     # Who it is for, as the manager wrote it: shown in the list and turned into the proposed
     # username.
-    name = models.CharField(max_length=150, blank=True)
-    email = models.EmailField(blank=True)
-    digest = models.CharField(max_length=64, unique=True)
+    name = models.CharField(max_length=150, blank=True, verbose_name=_("name"))
+    email = models.EmailField(blank=True, verbose_name=_("email"))
+    digest = models.CharField(max_length=64, unique=True, verbose_name=_("digest"))
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("created by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField()
-    accepted_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    expires_at = models.DateTimeField(verbose_name=_("expires at"))
+    accepted_at = models.DateTimeField(null=True, blank=True, verbose_name=_("accepted at"))
     accepted_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("accepted by"),
     )
-    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("revoked at"))
 
     class Meta:
+        verbose_name = _("invitation")
+        verbose_name_plural = _("invitations")
         ordering = ["-created_at", "-pk"]
         constraints = [
             models.CheckConstraint(
@@ -72,15 +86,26 @@ class PasswordResetLink(models.Model):
     password without knowing the old one."""
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reset_links"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="reset_links",
+        verbose_name=_("user"),
     )
-    digest = models.CharField(max_length=64, unique=True)
+    digest = models.CharField(max_length=64, unique=True, verbose_name=_("digest"))
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("created by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField()
-    used_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    expires_at = models.DateTimeField(verbose_name=_("expires at"))
+    used_at = models.DateTimeField(null=True, blank=True, verbose_name=_("used at"))
+
+    class Meta:
+        verbose_name = _("password reset link")
+        verbose_name_plural = _("password reset links")
 
     def __str__(self) -> str:
         return f"password reset for {self.user}"
@@ -94,6 +119,7 @@ class Preferences(models.Model):
         on_delete=models.CASCADE,
         primary_key=True,
         related_name="preferences",
+        verbose_name=_("user"),
     )
     csv_bom = models.BooleanField(
         default=False,
@@ -111,6 +137,10 @@ class Preferences(models.Model):
         choices=language_choices,
         verbose_name=_("Interface language"),
     )
+
+    class Meta:
+        verbose_name = _("preferences")
+        verbose_name_plural = _("preferences")
 
     def __str__(self) -> str:
         return f"preferences of {self.user}"

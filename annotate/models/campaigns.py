@@ -11,6 +11,9 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from annotate.cards import validate_card
+from annotate.models.quiz_settings import QuizSettings
+
 # (name, grade, letter key). Number keys 1..n follow the order shown (1 = the first label).
 DEFAULT_SCALE: list[tuple[str, float, str]] = [("Good", 3, "g"), ("Fair", 2, "f"), ("Bad", 1, "b")]
 # The same scale as a Chinese search-quality team names it (issue 20): a zh-Hans campaign gets
@@ -56,16 +59,21 @@ def validate_image_hosts(text: str) -> None:
     bad = [host for host in image_host_list(text) if not _HOST.fullmatch(host)]
     if bad:
         raise ValidationError(
-            f"Not a host name: {', '.join(bad[:3])}. Write one host per line, such as "
-            "images.example.com (no https://, path or *)."
+            _(
+                "Not a host name: %(hosts)s. Write one host per line, such as "
+                "images.example.com (no https://, path or *)."
+            )
+            % {"hosts": ", ".join(bad[:3])}
         )
 
 
-class Campaign(models.Model):
-    name = models.CharField(max_length=200)
-    slug = models.SlugField(max_length=80, unique=True)
-    description = models.TextField(blank=True)
-    guidelines = models.TextField(blank=True, help_text=_("Markdown, shown to raters."))
+class Campaign(QuizSettings):
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    slug = models.SlugField(max_length=80, unique=True, verbose_name=_("slug"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    guidelines = models.TextField(
+        blank=True, help_text=_("Markdown, shown to raters."), verbose_name=_("guidelines")
+    )
     image_hosts = models.TextField(
         blank=True,
         validators=[validate_image_hosts],
@@ -74,25 +82,65 @@ class Campaign(models.Model):
             "images.example.com). Images from anywhere else than this site are removed, and "
             "raters' browsers refuse them (Content-Security-Policy)."
         ),
+        verbose_name=_("image hosts"),
+    )
+    # The document card raters see (annotate/cards.py): which parts, in which order.
+    card = models.TextField(
+        blank=True,
+        validators=[validate_card],
+        help_text=_(
+            "One part per line, in the order shown: title, url, snippet, “image: FIELD” (a "
+            "picture whose address is in that extra field of the documents) and “fields: "
+            "FIELD, FIELD” (extra fields as a small table, e.g. fields: price, brand). Empty: "
+            "title, URL and snippet. Pictures come only from this site or the image hosts."
+        ),
+        verbose_name=_("card"),
+    )
+    highlight_terms = models.BooleanField(
+        default=True,
+        help_text=_("Mark the query's words in the titles and snippets raters see."),
+        verbose_name=_("highlight terms"),
     )
     aggregation = models.CharField(
-        max_length=20, choices=Aggregation.choices, default=Aggregation.MEAN
+        max_length=20,
+        choices=Aggregation.choices,
+        default=Aggregation.MEAN,
+        verbose_name=_("aggregation"),
     )
     relevant_from = models.FloatField(
         default=DEFAULT_RELEVANT_FROM,
         help_text=_("Grade from which a document counts as relevant for MAP, P@k, recall, MRR."),
+        verbose_name=_("relevant from"),
     )
     overlap = models.PositiveSmallIntegerField(
         default=1,
         validators=[MinValueValidator(1), MaxValueValidator(50)],
         help_text=_("Distinct raters each pool item needs."),
+        verbose_name=_("overlap"),
     )
     lease_minutes = models.PositiveSmallIntegerField(
-        default=15, validators=[MinValueValidator(1), MaxValueValidator(24 * 60)]
+        default=15,
+        validators=[MinValueValidator(1), MaxValueValidator(24 * 60)],
+        verbose_name=_("lease minutes"),
+    )
+    # The share of the queries a rater is served that are hidden gold (honeypots), drawn at
+    # random for each query the rater is leased (annotate/judging/honeypots.py).
+    honeypot_share = models.FloatField(
+        default=0.05,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text=_("Share of each rater's queries that are hidden gold (0 to 1)."),
+        verbose_name=_("honeypot share"),
+    )
+    # How many honeypot gold items and tasks it has (annotate/services/gold.py keeps it): the
+    # queue draws for a honeypot only when there are some, so a campaign without costs nothing.
+    honeypot_gold = models.PositiveIntegerField(
+        default=0, editable=False, verbose_name=_("honeypot gold")
     )
     # How many of its queries have a priority (Query.priority; llmjudge/queue_order.py): the
     # queue looks for them only when there are some, so a campaign without costs nothing.
-    prioritized_queries = models.PositiveIntegerField(default=0, editable=False)
+    prioritized_queries = models.PositiveIntegerField(
+        default=0, editable=False, verbose_name=_("prioritized queries")
+    )
     # The interface language for its raters who chose none themselves; empty: their browser's.
     language = models.CharField(
         max_length=16,
@@ -104,15 +152,75 @@ class Campaign(models.Model):
             "Labels, guidelines and queries stay as written."
         ),
     )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    # The automatic rules on raters' quality (annotate/services/quality_rules.py, #18).
+    min_consistency = models.FloatField(
+        default=0.6,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        verbose_name=_("Lowest mirrored consistency"),
+        help_text=_(
+            "A rater whose two answers to a side-by-side task and its mirrored duplicate agree "
+            "less often than this is paused (0: never)."
+        ),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    min_pairs = models.PositiveSmallIntegerField(
+        default=10,
+        validators=[MinValueValidator(1), MaxValueValidator(1000)],
+        verbose_name=_("Mirrored pairs before judging consistency"),
+    )
+    fast_seconds = models.FloatField(
+        default=2.0,
+        validators=[MinValueValidator(0), MaxValueValidator(600)],
+        verbose_name=_("Fast-answer floor (seconds)"),
+        help_text=_("Answers given faster than this count as fast."),
+    )
+    max_fast_share = models.FloatField(
+        default=0.3,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        verbose_name=_("Highest share of fast answers"),
+        help_text=_("A rater with a larger share of fast answers is flagged for review."),
+    )
+    # The gold-accuracy rules (annotate/services/quality_rules.py): judged after this many
+    # answers to gold, a rater below a floor is paused (0: that floor never pauses).
+    min_gold_answers = models.PositiveSmallIntegerField(
+        default=10,
+        validators=[MinValueValidator(1), MaxValueValidator(1000)],
+        verbose_name=_("Answers to gold before judging accuracy"),
+    )
+    min_gold_within = models.FloatField(
+        default=0.7,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        verbose_name=_("Lowest graded gold accuracy within one grade"),
+    )
+    min_gold_exact = models.FloatField(
+        default=0.4,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        verbose_name=_("Lowest graded gold accuracy, exact"),
+    )
+    min_sxs_gold = models.FloatField(
+        default=0.6,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        verbose_name=_("Lowest side-by-side gold accuracy"),
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     members = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, through="Membership", related_name="campaigns"
+        settings.AUTH_USER_MODEL,
+        through="Membership",
+        through_fields=("campaign", "user"),
+        related_name="campaigns",
+        verbose_name=_("members"),
     )
 
     class Meta:
+        verbose_name = _("campaign")
+        verbose_name_plural = _("campaigns")
         ordering = ["name"]
         constraints = [
             models.CheckConstraint(
@@ -138,13 +246,21 @@ class Campaign(models.Model):
 class Label(models.Model):
     """One step of a campaign's ordered label scale."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="labels")
-    name = models.CharField(max_length=40)
-    grade = models.FloatField()
-    key = models.CharField(max_length=1, help_text=_("Keyboard key, e.g. g for Good."))
-    position = models.PositiveSmallIntegerField(help_text=_("Order shown; number keys follow it."))
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="labels", verbose_name=_("campaign")
+    )
+    name = models.CharField(max_length=40, verbose_name=_("name"))
+    grade = models.FloatField(verbose_name=_("grade"))
+    key = models.CharField(
+        max_length=1, help_text=_("Keyboard key, e.g. g for Good."), verbose_name=_("key")
+    )
+    position = models.PositiveSmallIntegerField(
+        help_text=_("Order shown; number keys follow it."), verbose_name=_("position")
+    )
 
     class Meta:
+        verbose_name = _("label")
+        verbose_name_plural = _("labels")
         ordering = ["campaign", "position"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "name"], name="label_unique_name"),
@@ -158,14 +274,47 @@ class Label(models.Model):
 
 
 class Membership(models.Model):
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="memberships", verbose_name=_("campaign")
     )
-    role = models.CharField(max_length=10, choices=Role.choices)
-    created_at = models.DateTimeField(auto_now_add=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="memberships",
+        verbose_name=_("user"),
+    )
+    role = models.CharField(max_length=10, choices=Role.choices, verbose_name=_("role"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    # A paused rater gets no new work (annotate/services/quality.py); the reason is a rule's
+    # finding ({"rule": ..., figures}) or a manager's note ({"note": ...}), rendered in the
+    # reader's language when shown.
+    paused_at = models.DateTimeField(
+        null=True, blank=True, editable=False, verbose_name=_("paused at")
+    )
+    paused_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        editable=False,
+        verbose_name=_("paused by"),
+    )
+    pause_reason = models.JSONField(
+        default=dict, blank=True, editable=False, verbose_name=_("pause reason")
+    )
+    # Flagged for a manager's review without pausing (e.g. many fast answers); same form.
+    review_reason = models.JSONField(
+        default=dict, blank=True, editable=False, verbose_name=_("review reason")
+    )
+    # The rater's answers are left out of aggregation, reports and decisions.
+    answers_excluded = models.BooleanField(
+        default=False, editable=False, verbose_name=_("answers excluded")
+    )
 
     class Meta:
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
         constraints = [
             models.UniqueConstraint(fields=["campaign", "user"], name="membership_unique_user")
         ]
@@ -173,3 +322,38 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} as {self.role} of {self.campaign}"
+
+
+class QualityEvent(models.Model):
+    """What happened to a rater's standing in a campaign, and why: the record behind pausing,
+    resuming, flagging and excluding (by a rule when `by` is empty)."""
+
+    class Action(models.TextChoices):
+        PAUSE = "pause", _("Paused")
+        RESUME = "resume", _("Resumed")
+        FLAG = "flag", _("Flagged for review")
+        EXCLUDE = "exclude", _("Answers excluded")
+        INCLUDE = "include", _("Answers included again")
+
+    membership = models.ForeignKey(
+        Membership, on_delete=models.CASCADE, related_name="events", verbose_name=_("membership")
+    )
+    action = models.CharField(max_length=10, choices=Action.choices, verbose_name=_("action"))
+    reason = models.JSONField(default=dict, blank=True, verbose_name=_("reason"))
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("by"),
+    )
+    at = models.DateTimeField(auto_now_add=True, verbose_name=_("at"))
+
+    class Meta:
+        verbose_name = _("quality event")
+        verbose_name_plural = _("quality events")
+        ordering = ["membership", "at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.membership_id} at {self.at:%Y-%m-%d %H:%M}"

@@ -9,21 +9,32 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from annotate.models.sxs import Side, SxsTask, Verdict, VerdictValue
 
 
 class TaskLease(models.Model):
-    task = models.ForeignKey(SxsTask, on_delete=models.CASCADE, related_name="leases")
-    rater = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    candidate_side = models.CharField(max_length=1, choices=Side.choices)
-    expires_at = models.DateTimeField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    task = models.ForeignKey(
+        SxsTask, on_delete=models.CASCADE, related_name="leases", verbose_name=_("task")
+    )
+    rater = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("rater"),
+    )
+    candidate_side = models.CharField(
+        max_length=1, choices=Side.choices, verbose_name=_("candidate side")
+    )
+    expires_at = models.DateTimeField(verbose_name=_("expires at"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     # Held when handles replaced numeric ids (#24); see Lease.legacy.
-    legacy = models.BooleanField(default=False, db_default=False)
+    legacy = models.BooleanField(default=False, db_default=False, verbose_name=_("legacy"))
 
     class Meta:
-        verbose_name = "side-by-side lease"
+        verbose_name_plural = _("side-by-side leases")
+        verbose_name = _("side-by-side lease")
         constraints = [
             models.UniqueConstraint(fields=["task", "rater"], name="tasklease_one_per_rater"),
             models.CheckConstraint(
@@ -42,15 +53,21 @@ class TaskLease(models.Model):
 class VerdictChange(models.Model):
     """An earlier answer a rater replaced: changing a verdict never loses what was said."""
 
-    verdict = models.ForeignKey(Verdict, on_delete=models.CASCADE, related_name="history")
-    value = models.CharField(max_length=1, choices=VerdictValue.choices, blank=True)
-    cant_judge = models.BooleanField(default=False)
-    strength = models.PositiveSmallIntegerField(null=True, blank=True)
-    reason = models.TextField(blank=True)
-    given_at = models.DateTimeField()
-    replaced_at = models.DateTimeField(auto_now_add=True)
+    verdict = models.ForeignKey(
+        Verdict, on_delete=models.CASCADE, related_name="history", verbose_name=_("verdict")
+    )
+    value = models.CharField(
+        max_length=1, choices=VerdictValue.choices, blank=True, verbose_name=_("value")
+    )
+    cant_judge = models.BooleanField(default=False, verbose_name=_("cant judge"))
+    strength = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("strength"))
+    reason = models.TextField(blank=True, verbose_name=_("reason"))
+    given_at = models.DateTimeField(verbose_name=_("given at"))
+    replaced_at = models.DateTimeField(auto_now_add=True, verbose_name=_("replaced at"))
 
     class Meta:
+        verbose_name = _("verdict change")
+        verbose_name_plural = _("verdict changes")
         ordering = ["verdict", "replaced_at"]
 
     def __str__(self) -> str:

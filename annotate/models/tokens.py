@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
 from knox.models import AuthToken
 
 TOKEN_NAME_MAX_LENGTH = 40
@@ -17,12 +18,20 @@ TOKEN_NAME_MAX_LENGTH = 40
 
 class TokenName(models.Model):
     token = models.OneToOneField(
-        AuthToken, on_delete=models.CASCADE, primary_key=True, related_name="naming"
+        AuthToken,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="naming",
+        verbose_name=_("token"),
     )
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    name = models.CharField(max_length=TOKEN_NAME_MAX_LENGTH)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", verbose_name=_("user")
+    )
+    name = models.CharField(max_length=TOKEN_NAME_MAX_LENGTH, verbose_name=_("name"))
 
     class Meta:
+        verbose_name = _("token name")
+        verbose_name_plural = _("token names")
         constraints = [
             models.UniqueConstraint(Lower("name"), "user", name="token_name_unique_per_user"),
             models.CheckConstraint(condition=~models.Q(name=""), name="token_name_not_blank"),

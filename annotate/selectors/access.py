@@ -60,7 +60,7 @@ def campaign_overview(campaign: Campaign) -> dict[str, int]:
         "grades": Grade.objects.filter(pool_item__campaign=campaign).count(),
         "comparisons": campaign.comparisons.count(),
         "verdicts": Verdict.objects.filter(
-            task__comparison__campaign=campaign, cant_judge=False
+            task__comparison__campaign=campaign, task__mirror_of__isnull=True, cant_judge=False
         ).count(),
         "label_sources": campaign.label_sources.count(),
         "raters": campaign.memberships.filter(role=Role.RATER).count(),

@@ -15,6 +15,7 @@ import numpy as np
 from django.db.models import Count, F, IntegerField, Max, Q, Sum, Value
 from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from annotate.models import Campaign, Grade, Lease, Membership, PoolItem, Role, Skip
 
@@ -45,7 +46,9 @@ class LeaseHolding:
     def expires_in(self) -> str:
         seconds = max(0, int((self.expires_at - timezone.now()).total_seconds()))
         minutes, seconds = divmod(seconds, 60)
-        return f"{minutes} min {seconds:02d} s" if minutes else f"{seconds} s"
+        if minutes:
+            return gettext("%(m)s min %(s)s s") % {"m": minutes, "s": f"{seconds:02d}"}
+        return gettext("%(s)s s") % {"s": seconds}
 
 
 def median_seconds_by_rater(rater_ids: np.ndarray, seconds: np.ndarray) -> dict[int, float]:
@@ -123,8 +126,9 @@ def pool_completion(*, campaign: Campaign) -> dict[str, int]:
       its need do not), of grades_needed;
     - cant_judge: "can't judge" answers, which count toward nothing.
     """
-    # PoolItem.counted is kept equal to the item's counted grades by database triggers.
-    items = PoolItem.objects.filter(campaign=campaign).annotate(
+    # PoolItem.counted is kept equal to the item's counted grades by database triggers. Gold
+    # items are no work to finish (their answer is settled; answers to them never count).
+    items = PoolItem.objects.filter(campaign=campaign, gold=False).annotate(
         needed=Coalesce(F("raters_needed"), Value(campaign.overlap), output_field=IntegerField()),
     )
     row = items.aggregate(

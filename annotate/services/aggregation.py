@@ -39,6 +39,8 @@ from annotate.models import (
     PoolItem,
     SourceLabel,
 )
+from annotate.selectors.confusion import campaign_fit
+from annotate.selectors.real import excluded_raters, real_grades
 from annotate.services.adjudication import adjudication_rows
 from metrics.core.aggregate import aggregate, apply_adjudications, check_rule, merge_rulings
 
@@ -153,7 +155,11 @@ def aggregate_qrels(*, campaign: Campaign, rule: str | None = None) -> QrelsTabl
     """The campaign's qrels from its raters' grades, by `rule` (default: the campaign's)."""
     rule = _checked_rule(campaign, rule)
     rows = _counted_grades(campaign, ("pool_item__query_id", "q"), ("pool_item__document_id", "d"))
-    items, values, counts = aggregate(rows["item"], rows["g"], rule, rater=rows["r"])
+    if rule == Aggregation.DAWID_SKENE:
+        items, counts = np.unique(rows["item"], return_counts=True)
+        values = _fitted_values(items, _dawid_skene_grades(campaign))
+    else:
+        items, values, counts = aggregate(rows["item"], rows["g"], rule)
     # Each item's query and document, from its first grade row (items ascending, as above).
     rows = rows[np.argsort(rows["item"], kind="stable")]
     by_item = rows[np.r_[True, rows["item"][1:] != rows["item"][:-1]]] if rows.size else rows
@@ -169,8 +175,10 @@ def aggregate_qrels(*, campaign: Campaign, rule: str | None = None) -> QrelsTabl
     # One IN (subquery), never two OR-ed: PostgreSQL cannot turn `IN (a) OR IN (b)` into a
     # semi-join, and once the graded documents outgrow work_mem it scanned them again for
     # every document of the table (minutes for a million grades).
+    excluded = list(excluded_raters(campaign).values_list("user_id", flat=True))
     lined = PoolItem.objects.filter(campaign=campaign).filter(
-        Q(grades__cant_judge=False) | Q(adjudication__isnull=False)
+        (Q(grades__cant_judge=False, grades__gold=False) & ~Q(grades__rater_id__in=excluded))
+        | Q(adjudication__isnull=False)
     )
     doc_ext = _external_ids(
         Document.objects.filter(pk__in=lined.values("document_id")), settled.document_id
@@ -252,26 +260,29 @@ def qrels_stream(*, campaign: Campaign, rule: str | None = None) -> QrelsStream:
     errors), read and aggregated a batch of pool items at a time."""
     rule = _checked_rule(campaign, rule)
     items = PoolItem.objects.filter(campaign=campaign)
+    # Excluded raters' grades are no grades (#18); few ids, read once.
+    excluded = list(excluded_raters(campaign).values_list("user_id", flat=True))
+    # Nor are answers to gold (its accepted label is the pair's ruling).
+    counted = Q(grades__cant_judge=False, grades__gold=False) & ~Q(grades__rater_id__in=excluded)
+    counted_grades = Grade.objects.filter(cant_judge=False, gold=False).exclude(
+        rater_id__in=excluded
+    )
     # A line is a pair with a counted grade or a ruling. A bare EXISTS becomes a hash semi-join
     # on PostgreSQL (0.5 s for a million grades); OR-ed with the ruling it stays a subquery run
     # once per pool item (four times slower), so the rulings, few, are counted apart.
-    graded = items.filter(
-        Exists(Grade.objects.filter(pool_item=OuterRef("pk"), cant_judge=False))
-    ).count()
+    graded = items.filter(Exists(counted_grades.filter(pool_item=OuterRef("pk")))).count()
     rulings = Adjudication.objects.filter(pool_item__campaign=campaign).aggregate(
         settled=Count("pk"),
         alone=Count(
             "pk",
-            filter=~Q(
-                Exists(Grade.objects.filter(pool_item=OuterRef("pool_item"), cant_judge=False))
-            ),
+            filter=~Q(Exists(counted_grades.filter(pool_item=OuterRef("pool_item")))),
         ),
     )
     # Every pool item, its counted grades joined on (none: one row with a NULL grade) and its
     # ruling's grade: the rulings travel in the same ordered read as the grades.
     rows = (
         items.annotate(
-            counted_grade=FilteredRelation("grades", condition=Q(grades__cant_judge=False)),
+            counted_grade=FilteredRelation("grades", condition=counted),
             q_ext=_byte_order("query__external_id", items.db),
             d_ext=_byte_order("document__external_id", items.db),
         )
@@ -281,8 +292,8 @@ def qrels_stream(*, campaign: Campaign, rule: str | None = None) -> QrelsStream:
         )
     )
 
-    # Dawid-Skene weighs each rater by all their grades: fitted once on the whole campaign
-    # (three integer columns), then looked up as the batches stream by.
+    # Dawid-Skene weighs each rater by all their answers, gold included: fitted once on the
+    # whole campaign (three integer columns), then looked up as the batches stream by.
     fitted = _dawid_skene_grades(campaign) if rule == Aggregation.DAWID_SKENE else None
 
     def read() -> Iterator[QrelsLine]:
@@ -324,7 +335,9 @@ def _byte_order(field: str, db: str) -> F | Collate:
 def _counted_grades(campaign: Campaign, *extra: tuple[str, str]) -> np.ndarray:
     """Every counted grade of the campaign as columns: item, grade, rater, and the `extra`
     (field, column name) pairs, all integers."""
-    graded = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False)
+    graded = real_grades(
+        Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False), campaign
+    )
     fields = ["pool_item_id", "label__grade", "rater_id", *(field for field, _ in extra)]
     dtype = [("item", "i8"), ("g", "f8"), ("r", "i8"), *((name, "i8") for _, name in extra)]
     return np.fromiter(
@@ -333,10 +346,15 @@ def _counted_grades(campaign: Campaign, *extra: tuple[str, str]) -> np.ndarray:
 
 
 def _dawid_skene_grades(campaign: Campaign) -> dict[int, float]:
-    """{pool item: its Dawid-Skene grade}, fitted on every counted grade of the campaign."""
-    rows = _counted_grades(campaign)
-    items, values, _ = aggregate(rows["item"], rows["g"], Aggregation.DAWID_SKENE, rater=rows["r"])
-    return dict(zip(items.tolist(), values.tolist(), strict=True))
+    """{pool item: its Dawid-Skene grade}: the campaign's one fit (campaign_fit: the real grades
+    and the answers to gold, gold clamped to its accepted label), whose matrices the rater
+    quality page shows. Only items with a counted grade are looked up: a gold item's line is
+    its ruling."""
+    return campaign_fit(campaign).by_item
+
+
+def _fitted_values(items: np.ndarray, fitted: dict[int, float]) -> np.ndarray:
+    return np.fromiter((fitted[i] for i in items.tolist()), dtype=np.float64, count=items.size)
 
 
 def aggregated_lines(
@@ -376,7 +394,7 @@ def _batch_lines(
         items, values, counts = aggregate(item[counted], grade[counted], rule)
     else:
         items, counts = np.unique(item[counted], return_counts=True)
-        values = np.array([fitted[i] for i in items.tolist()], dtype=np.float64)
+        values = _fitted_values(items, fitted)
     starts = np.flatnonzero(np.r_[True, item[1:] != item[:-1]])
     first, first_ruling = item[starts], ruling[starts]
     ruled = ~np.isnan(first_ruling)

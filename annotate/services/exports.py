@@ -25,6 +25,7 @@ from django.utils.text import slugify
 
 from annotate.models import Campaign, Grade, LabelSource, Verdict
 from annotate.safecsv import safe_cell, safe_row
+from annotate.selectors.real import excluded_raters, real_grades, real_verdicts
 from annotate.services.aggregation import QrelsStream, qrels_stream, source_qrels_stream
 
 FORMATS = ("csv", "jsonl")
@@ -139,10 +140,11 @@ def export_qrels(
 
 
 def grade_rows(*, campaign: Campaign) -> Iterator[tuple]:
-    """Every grade of the campaign, can't-judge answers included, as tuples in GRADE_FIELDS
-    order (None for a missing value)."""
+    """Every grade of the campaign's real work (answers to gold have their own export,
+    annotate/services/gold_exports.py; excluded raters' are left out), can't-judge answers
+    included, as tuples in GRADE_FIELDS order (None for a missing value)."""
     rows = (
-        Grade.objects.filter(pool_item__campaign=campaign)
+        real_grades(Grade.objects.filter(pool_item__campaign=campaign), campaign)
         .order_by(
             "pool_item__query__external_id",
             "pool_item__document__external_id",
@@ -169,9 +171,12 @@ def grade_rows(*, campaign: Campaign) -> Iterator[tuple]:
 def verdict_rows(*, campaign: Campaign) -> Iterator[tuple]:
     """Every side-by-side verdict of the campaign as tuples in VERDICT_FIELDS order. `verdict`
     is for the candidate (G: better, S: same, B: worse); `candidate_side` is where it was
-    shown; `position` is empty for a whole-list comparison."""
+    shown; `position` is empty for a whole-list comparison. Real work only (real_verdicts)."""
     rows = (
-        Verdict.objects.filter(task__comparison__campaign=campaign, cant_judge=False)
+        real_verdicts(
+            Verdict.objects.filter(task__comparison__campaign=campaign, cant_judge=False),
+            campaign,
+        )
         .order_by(
             "task__comparison__name",
             "task__query__external_id",
@@ -228,11 +233,16 @@ def _records_export(
         if fmt == "csv"
         else (jsonl_lines, "application/x-ndjson; charset=utf-8")
     )
+    note, headers = f"{kind} of {campaign.slug} as {fmt}", {}
+    if excluded := excluded_raters(campaign).count():
+        note += f"; the answers of {excluded} excluded rater(s) left out"
+        headers["X-Excluded-Raters"] = str(excluded)
     return Export(
         filename=f"{campaign.slug}-{kind}.{fmt}",
         content_type=content_type,
         chunks=_joined(writer(fields, rows)),
-        note=f"{kind} of {campaign.slug} as {fmt}",
+        note=note,
+        headers=headers,
     )
 
 

@@ -25,6 +25,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from annotate import inputs
 from annotate.models import Campaign, Invitation, Membership, Role
 from annotate.services.campaigns import membership_set
 from annotate.services.links import link_digest, link_secret
@@ -99,8 +100,20 @@ def invitees_parse(text: str, *, source: str = "") -> list[Invitee]:
     or `name, e-mail` (a comma, semicolon or tab between). Blank lines and a header line
     (name,email) are skipped. Raises InvitationRefused naming the line at fault (as
     `source:line` when a source, such as the file's name, is given)."""
+    # newline="": the reader takes a lone CR as a line end; a CR in the middle of a line read
+    # by StringIO's own line splitting stopped the csv module with an error (a 500).
+    rows = csv.reader(io.StringIO(text.replace(";", ",").replace("\t", ","), newline=""))
+    try:
+        return _invitees(rows, source)
+    except csv.Error as exc:
+        where = f"{source}:{rows.line_num}" if source else _("line %(n)d") % {"n": rows.line_num}
+        raise InvitationRefused(
+            _("%(n)s: not a readable list (%(why)s)") % {"n": where, "why": exc}
+        ) from None
+
+
+def _invitees(rows, source: str) -> list[Invitee]:
     people = []
-    rows = csv.reader(io.StringIO(text.replace(";", ",").replace("\t", ",")))
     for line, row in enumerate(rows, start=1):
         number = f"{source}:{line}" if source else _("line %(n)d") % {"n": line}
         cells = [cell.strip() for cell in row if cell.strip()]
@@ -113,6 +126,11 @@ def invitees_parse(text: str, *, source: str = "") -> list[Invitee]:
         name, email = [*cells, ""][:2]
         if len(cells) == 1 and "@" in name:
             name, email = "", name
+        if inputs.text_problem(name, single_line=True) is not None:
+            # NUL (PostgreSQL refused it: a 500) or another control character in a name.
+            raise InvitationRefused(
+                _("%(n)s: a name may not hold control characters") % {"n": number}
+            )
         if len(name) > NAME_MAX:
             raise InvitationRefused(
                 _("%(n)s: a name has at most %(max)d characters") % {"n": number, "max": NAME_MAX}

@@ -18,10 +18,13 @@ SETTINGS_FIELDS = (
     "description",
     "guidelines",
     "image_hosts",
+    "card",
+    "highlight_terms",
     "overlap",
     "lease_minutes",
     "aggregation",
     "relevant_from",
+    "language",
 )
 
 

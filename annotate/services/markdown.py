@@ -8,6 +8,7 @@ is dropped.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
@@ -18,7 +19,20 @@ from django.utils.safestring import SafeString, mark_safe
 
 from annotate.models import Campaign
 
-EXTENSIONS = ["tables", "fenced_code", "sane_lists", "nl2br"]
+# No nl2br: guidelines are often pasted hard-wrapped, and a line break inside a paragraph is a
+# space, as Markdown has it (two trailing spaces still break the line).
+EXTENSIONS = ["tables", "fenced_code", "sane_lists"]
+# Chinese, Japanese and Korean text has no spaces between words: a wrapped line joins its
+# neighbour directly, not with the space a line break would become.
+_CJK = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3000-\u303f"
+_CJK_WRAP = re.compile(f"(?<=[{_CJK}])[ \t]*\n[ \t]*(?=[{_CJK}])")
+
+
+def _join_cjk_wraps(text: str) -> str:
+    """Remove the line breaks between two CJK characters, outside fenced code."""
+    parts = re.split(r"(^(?:```|~~~).*?^(?:```|~~~)[^\n]*$)", text, flags=re.S | re.M)
+    return "".join(p if i % 2 else _CJK_WRAP.sub("", p) for i, p in enumerate(parts))
+
 
 ALLOWED_TAGS = {
     "a",
@@ -81,7 +95,7 @@ def render_markdown(
     """
     if not text or not text.strip():
         return mark_safe("")
-    html = md.markdown(text, extensions=EXTENSIONS, output_format="html")
+    html = md.markdown(_join_cjk_wraps(text), extensions=EXTENSIONS, output_format="html")
     clean = nh3.clean(
         html,
         tags=ALLOWED_TAGS,

@@ -22,12 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Count, ProtectedError
+from django.db.models import Count, ProtectedError, RestrictedError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from annotate import inputs
-from annotate.models import Campaign, Grade, GradeChange, Label
+from annotate.models import Adjudication, Campaign, GoldItem, Grade, GradeChange, Label
 
 MIN_LABELS = 2
 MAX_LABELS = 9
@@ -70,9 +70,10 @@ def key_problem(key: str) -> str | None:
 
 
 def _used_label_ids(label_ids: list[int]) -> dict[int, int]:
-    """How many grades (current or in a grade's history) point at each label."""
+    """How many grades (current or in a grade's history) point at each label; a ruling or a
+    gold item's answer counts as one too (their label cannot be deleted under them)."""
     used: dict[int, int] = {}
-    for model in (Grade, GradeChange):
+    for model in (Grade, GradeChange, Adjudication, GoldItem):
         rows = (
             model.objects.filter(label_id__in=label_ids)
             .values("label_id")
@@ -94,47 +95,9 @@ def _check(
         errors.append(
             _("A scale has at most %(n)s labels (number keys 1 to 9).") % {"n": MAX_LABELS}
         )
-    seen_names: dict[str, str] = {}
-    seen_keys: dict[str, str] = {}
-    seen_grades: dict[float, str] = {}
+    seen: tuple[dict, dict, dict] = ({}, {}, {})  # names, keys, grades -> the label's name
     for spec in kept:
-        name = spec.name.strip()
-        if not name:
-            errors.append(_("Every label needs a name."))
-            continue
-        if len(name) > 40:
-            errors.append(_("“%(name)s…”: a name has at most 40 characters.") % {"name": name[:40]})
-        if name.lower() in seen_names:
-            errors.append(_("Two labels are named “%(name)s”.") % {"name": name})
-        seen_names[name.lower()] = name
-        problem = key_problem(spec.key)
-        key = spec.key.strip().lower()
-        if problem:
-            errors.append(
-                _("“%(name)s”: key “%(key)s”: %(problem)s.")
-                % {"name": name, "key": spec.key.strip(), "problem": problem}
-            )
-        elif key in seen_keys:
-            errors.append(
-                _("“%(name)s” and “%(other)s” have the same key %(key)s.")
-                % {"name": name, "other": seen_keys[key], "key": key.upper()}
-            )
-        seen_keys.setdefault(key, name)
-        bound = inputs.limit("grade_abs")
-        if not math.isfinite(spec.grade):
-            errors.append(_("“%(name)s”: the grade must be a number.") % {"name": name})
-        elif abs(spec.grade) > bound:
-            # As for imported grades: 2^grade - 1 (the exponential gain) must stay a float.
-            errors.append(
-                _("“%(name)s”: the grade must lie between -%(bound)s and %(bound)s.")
-                % {"name": name, "bound": f"{bound:,}"}
-            )
-        elif spec.grade in seen_grades:
-            errors.append(
-                _("“%(name)s” and “%(other)s” have the same grade %(grade)s.")
-                % {"name": name, "other": seen_grades[spec.grade], "grade": f"{spec.grade:g}"}
-            )
-        seen_grades.setdefault(spec.grade, name)
+        errors.extend(_label_problems(spec, *seen))
     for spec in deleted:
         label = existing[spec.id]
         if used.get(spec.id):
@@ -145,6 +108,53 @@ def _check(
                 )
                 % {"name": label.name, "used": used[spec.id]}
             )
+    return errors
+
+
+def _label_problems(
+    spec: LabelSpec,
+    seen_names: dict[str, str],
+    seen_keys: dict[str, str],
+    seen_grades: dict[float, str],
+) -> list[str]:
+    """What is wrong with one label of the new scale, given the labels before it."""
+    name = spec.name.strip()
+    if not name:
+        return [_("Every label needs a name.")]
+    errors = []
+    if len(name) > 40:
+        errors.append(_("“%(name)s…”: a name has at most 40 characters.") % {"name": name[:40]})
+    if name.lower() in seen_names:
+        errors.append(_("Two labels are named “%(name)s”.") % {"name": name})
+    seen_names[name.lower()] = name
+    problem = key_problem(spec.key)
+    key = spec.key.strip().lower()
+    if problem:
+        errors.append(
+            _("“%(name)s”: key “%(key)s”: %(problem)s.")
+            % {"name": name, "key": spec.key.strip(), "problem": problem}
+        )
+    elif key in seen_keys:
+        errors.append(
+            _("“%(name)s” and “%(other)s” have the same key %(key)s.")
+            % {"name": name, "other": seen_keys[key], "key": key.upper()}
+        )
+    seen_keys.setdefault(key, name)
+    bound = inputs.limit("grade_abs")
+    if not math.isfinite(spec.grade):
+        errors.append(_("“%(name)s”: the grade must be a number.") % {"name": name})
+    elif abs(spec.grade) > bound:
+        # As for imported grades: 2^grade - 1 (the exponential gain) must stay a float.
+        errors.append(
+            _("“%(name)s”: the grade must lie between -%(bound)s and %(bound)s.")
+            % {"name": name, "bound": f"{bound:,}"}
+        )
+    elif spec.grade in seen_grades:
+        errors.append(
+            _("“%(name)s” and “%(other)s” have the same grade %(grade)s.")
+            % {"name": name, "other": seen_grades[spec.grade], "grade": f"{spec.grade:g}"}
+        )
+    seen_grades.setdefault(spec.grade, name)
     return errors
 
 
@@ -204,7 +214,7 @@ def scale_save(
     ]
     try:
         Label.objects.filter(pk__in=[spec.id for spec in deleted]).delete()
-    except ProtectedError:  # a grade arrived since the check above
+    except (ProtectedError, RestrictedError):  # a grade arrived since the check above
         raise ScaleInvalid(["A label to delete has just been used; reload and retry."]) from None
     _write(campaign, kept, existing)
     campaign.relevant_from = relevant_from

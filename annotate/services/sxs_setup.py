@@ -10,7 +10,7 @@ import random
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from annotate.models import Campaign, Comparison, ComparisonUnit, Run, SxsTask
+from annotate.models import Campaign, Comparison, ComparisonUnit, PrimaryMeasure, Run, SxsTask
 from annotate.ranking import run_top_k
 from annotate.services.pooling import secret_permutation
 
@@ -50,6 +50,9 @@ def comparison_create(
     equivalence_margin: float = 0.0,
     seed: int = 0,
     sample_size: int | None = None,
+    primary: str = PrimaryMeasure.GSB,
+    graded_settings: str = "",
+    mirror_share: float = 0.05,
 ) -> Comparison:
     """Create a comparison of `candidate` against `baseline` with its tasks.
 
@@ -59,14 +62,9 @@ def comparison_create(
     document) is marked identical: it counts as Same without taking a rater's time.
     """
     name = (name or "").strip()
-    _check_setup(campaign, name, baseline, candidate, unit, depth, raters_per_task, sample_size)
-    queries = list(campaign.queries.values_list("pk", "external_id"))
-    if sample_size is not None:
-        ids = sample_queries(
-            [q for q, _ in queries], [e for _, e in queries], size=sample_size, seed=seed
-        )
-    else:
-        ids = sorted(q for q, _ in queries)
+    _check_name_and_runs(campaign, name, baseline, candidate)
+    _check_settings(campaign, unit, depth, raters_per_task, sample_size, primary, mirror_share)
+    ids = _query_ids(campaign, sample_size=sample_size, seed=seed)
     comparison = Comparison.objects.create(
         campaign=campaign,
         name=name,
@@ -79,15 +77,25 @@ def comparison_create(
         confidence=confidence,
         min_queries=min_queries,
         equivalence_margin=equivalence_margin,
+        primary=primary,
+        graded_settings=graded_settings,
         seed=seed,
+        mirror_share=mirror_share,
     )
-    base = run_top_k(baseline, depth, queries=ids)
-    cand = run_top_k(candidate, depth, queries=ids)
+    _make_tasks(comparison, ids)
+    return comparison
+
+
+def _make_tasks(comparison: Comparison, ids: list[int]) -> None:
+    """The comparison's tasks for the queries `ids`, marked identical where both sides show
+    the same thing, stored in an order that carries nothing."""
+    base = run_top_k(comparison.baseline, comparison.depth, queries=ids)
+    cand = run_top_k(comparison.candidate, comparison.depth, queries=ids)
     tasks = []
     for query_id in ids:
         b = base[query_id].tolist() if query_id in base else []
         c = cand[query_id].tolist() if query_id in cand else []
-        if unit == ComparisonUnit.LIST:
+        if comparison.unit == ComparisonUnit.LIST:
             tasks.append(SxsTask(comparison=comparison, query_id=query_id, identical=b == c))
             continue
         for rank in range(1, max(len(b), len(c)) + 1):
@@ -99,10 +107,20 @@ def comparison_create(
     # task's id would give its position away.
     tasks = [tasks[i] for i in secret_permutation(len(tasks))]
     SxsTask.objects.bulk_create(tasks, batch_size=2000)
-    return comparison
 
 
-def _check_setup(campaign, name, baseline, candidate, unit, depth, raters_per_task, sample_size):
+def _query_ids(campaign: Campaign, *, sample_size: int | None, seed: int) -> list[int]:
+    """The queries to compare on: all the campaign's, or a seeded sample of `sample_size`."""
+    queries = list(campaign.queries.values_list("pk", "external_id"))
+    if sample_size is None:
+        return sorted(q for q, _ in queries)
+    return sample_queries(
+        [q for q, _ in queries], [e for _, e in queries], size=sample_size, seed=seed
+    )
+
+
+def _check_name_and_runs(campaign: Campaign, name: str, baseline: Run, candidate: Run) -> None:
+    """A new name, and two different runs of this campaign."""
     if not name:
         raise ComparisonRefused(_("Give the comparison a name."))
     if Comparison.objects.filter(campaign=campaign, name=name).exists():
@@ -113,12 +131,28 @@ def _check_setup(campaign, name, baseline, candidate, unit, depth, raters_per_ta
         raise ComparisonRefused(_("Both runs must belong to this campaign."))
     if baseline.pk == candidate.pk:
         raise ComparisonRefused(_("Choose two different runs: the baseline and the candidate."))
+
+
+def _check_settings(
+    campaign: Campaign,
+    unit: str,
+    depth: int,
+    raters_per_task: int,
+    sample_size: int | None,
+    primary: str,
+    mirror_share: float,
+) -> None:
+    """Settings in range, and a sample the campaign's queries can fill."""
+    if primary not in PrimaryMeasure.values:
+        raise ComparisonRefused(_("Unknown primary measure “%(m)s”.") % {"m": primary})
     if unit not in ComparisonUnit.values:
         raise ComparisonRefused(_("Unknown unit “%(unit)s”.") % {"unit": unit})
     if not 1 <= depth <= 100:
         raise ComparisonRefused(_("Results per side must be between 1 and 100."))
     if not 1 <= raters_per_task <= 50:
         raise ComparisonRefused(_("Raters per task must be between 1 and 50."))
+    if not 0 <= mirror_share <= 0.5:
+        raise ComparisonRefused(_("The share of mirrored duplicates must be between 0 and 0.5."))
     available = campaign.queries.count()
     if available == 0:
         raise ComparisonRefused(_("The campaign has no queries yet: import them first."))

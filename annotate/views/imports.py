@@ -38,9 +38,10 @@ def campaign_import(request: HttpRequest, slug: str) -> HttpResponse:
             except (ImportFailed, UploadTooLarge) as exc:
                 messages.error(request, _("Nothing was imported: %(why)s") % {"why": exc})
             else:
-                messages.success(request, str(summary))
+                # Shown in the section the page jumps to, not above it, off-screen (#21).
+                messages.success(request, str(summary), extra_tags="section-imports")
                 for warning in summary.warnings:
-                    messages.warning(request, warning)
+                    messages.warning(request, warning, extra_tags="section-imports")
                 return redirect(f"{campaign.get_absolute_url()}#imports")
         status = 400
     else:

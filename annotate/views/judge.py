@@ -18,10 +18,14 @@ from django.views.decorators.http import require_http_methods
 from annotate.forms.judge import ACTION_SKIP, JudgeForm
 from annotate.judging import handles
 from annotate.judging.graded import GRADED, GradeRefused
+from annotate.judging.leasing import PAUSED_MESSAGE
 from annotate.judging.progress import rater_progress
+from annotate.judging.qualification import quiz_blocks, quiz_needed_message, quiz_url
 from annotate.judging.screens import answer_token, item_of, judge_state, judgment_record
 from annotate.models import Campaign, Lease, PoolItem
+from annotate.selectors import campaign_managed_by
 from annotate.selectors_judge import (
+    Card,
     campaign_progress,
     campaign_rated_by,
     grade_of,
@@ -31,6 +35,7 @@ from annotate.selectors_judge import (
     label_keys,
     last_touched_item_id,
     rater_history,
+    rater_paused,
     rater_skips,
 )
 from annotate.services.markdown import guidelines_html
@@ -38,11 +43,29 @@ from annotate.services.markdown import guidelines_html
 HISTORY_PAGE_SIZE = 50
 
 
+def paused_page(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """What a paused rater sees instead of work (#18), with status 403 for any client."""
+    context = {"campaign": campaign, "message": PAUSED_MESSAGE}
+    return render(request, "annotate/judge_paused.html", context, status=403)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def judge(request: HttpRequest, slug: str) -> HttpResponse:
-    """The queue: the next item the rater holds, or "All done"."""
-    campaign = campaign_rated_by(request.user, slug)
+    """The queue: the next item the rater holds, or "All done". A manager of the campaign who
+    is not one of its raters is shown the preview instead of a bare 404 (#21)."""
+    try:
+        campaign = campaign_rated_by(request.user, slug)
+    except Http404:
+        if request.method != "GET":
+            raise
+        campaign_managed_by(request.user, slug)  # 404 for anyone else, as before
+        return redirect("annotate:judge_preview", slug=slug)
+    if rater_paused(campaign):
+        return paused_page(request, campaign)
+    if quiz_blocks(campaign, request.user):
+        messages.info(request, quiz_needed_message())
+        return redirect(quiz_url(campaign))
     if request.method == "POST":
         form = JudgeForm(request.POST)
         if not form.is_valid():
@@ -132,7 +155,7 @@ def _queue_page(
     current = items[0]
     back_id = last_touched_item_id(campaign=campaign, rater=request.user)
     slug = {"slug": campaign.slug}
-    context = _screen_context(request, campaign, current, state, error=error)
+    context = screen_context(request, campaign, current, state, error=error)
     context.update(
         mode="queue",
         left_in_query=sum(1 for item in items if item.query_id == current.query_id),
@@ -184,7 +207,7 @@ def _item_page(
     }
     grade = grade_of(rater=request.user, item=item)
     skipped = grade is None and is_skipped(rater=request.user, item=item)
-    context = _screen_context(request, campaign, item, state, error=error)
+    context = screen_context(request, campaign, item, state, error=error)
     item_url = _item_url(campaign, request.user, item.pk)
     context.update(
         mode="change",
@@ -200,13 +223,16 @@ def _item_page(
     return render(request, "annotate/judge.html", context, status=status)
 
 
-def _screen_context(
+def screen_context(
     request: HttpRequest, campaign: Campaign, item: PoolItem, state: dict, *, error: str
 ) -> dict:
     progress = state["progress"]
+    card = Card.of(campaign)
     return {
         "campaign": campaign,
-        "item": item_payload(item, request.user),
+        "item": item_payload(item, request.user, card),
+        "card": card.parts,
+        "highlight": card.highlight,
         "labels": label_keys(campaign),
         "progress": progress,
         "overall": state["campaign"],

@@ -42,7 +42,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
         try:
             campaign = campaign_open(created_by=request.user, **form.cleaned_data)
         except IntegrityError:  # the same slug taken a moment ago by someone else
-            form.add_error("slug", "A campaign with this slug already exists.")
+            form.add_error("slug", _("A campaign with this slug already exists."))
         else:
             messages.success(
                 request, _("Campaign “%(name)s” created; you manage it.") % {"name": campaign.name}

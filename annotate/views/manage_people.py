@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from annotate.forms.accounts import InviteForm
@@ -133,8 +134,20 @@ def raters_needed(request: HttpRequest, slug: str) -> HttpResponse:
         return _raters_page(request, campaign, status=400, needed_form=form)
     needed = form.cleaned_data["raters_needed"]
     changed = raters_needed_set(campaign=campaign, query=query, raters_needed=needed)
-    what = f"{needed} rater(s)" if needed else f"the campaign's overlap ({campaign.overlap})"
-    messages.success(request, f"{changed} item(s) of query {external_id} now need {what}.")
+    values = {"n": changed, "query": external_id, "needed": needed, "overlap": campaign.overlap}
+    if needed:
+        text = ngettext(
+            "%(n)s item of query %(query)s now needs %(needed)s rater(s).",
+            "%(n)s items of query %(query)s now need %(needed)s rater(s).",
+            changed,
+        )
+    else:
+        text = ngettext(
+            "%(n)s item of query %(query)s now needs the campaign's overlap (%(overlap)s).",
+            "%(n)s items of query %(query)s now need the campaign's overlap (%(overlap)s).",
+            changed,
+        )
+    messages.success(request, text % values)
     return redirect("annotate:manage_raters", slug=slug)
 
 

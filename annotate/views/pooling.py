@@ -30,14 +30,16 @@ def pool(request: HttpRequest, slug: str) -> HttpResponse:
             depth=form.cleaned_data["depth"],
             raters_needed=form.cleaned_data["raters_needed"],
         )
-        messages.success(request, result.summary())
+        messages.success(request, result.summary(), extra_tags="section-pooling")
         for warning in result.warnings():
-            messages.warning(request, warning)
+            messages.warning(request, warning, extra_tags="section-pooling")
     else:
         for field, errors in form.errors.items():
             label = form.fields[field].label or field.replace("_", " ").capitalize()
             for error in errors:
                 messages.error(
-                    request, _("Pooling: %(field)s: %(error)s") % {"field": label, "error": error}
+                    request,
+                    _("Pooling: %(field)s: %(error)s") % {"field": label, "error": error},
+                    extra_tags="section-pooling",
                 )
     return redirect(f"{campaign.get_absolute_url()}#pooling")

@@ -17,11 +17,13 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from annotate.forms.sxs import VerdictForm
 from annotate.judging import handles
 from annotate.judging.progress import rater_sxs_progress
+from annotate.judging.qualification import quiz_blocks, quiz_needed_message, quiz_url
 from annotate.judging.screens import (
     answer_token,
     overall_progress,
@@ -31,8 +33,10 @@ from annotate.judging.screens import (
 )
 from annotate.judging.sxs import SXS, VerdictRefused
 from annotate.models import Comparison, SxsTask, TaskLease, TaskSkip, Verdict
+from annotate.selectors_judge import Card, rater_paused
 from annotate.selectors_sxs import (
     chosen_side,
+    comparison_managed_by,
     comparison_rated_by,
     last_verdict_task_id,
     rater_label,
@@ -42,29 +46,49 @@ from annotate.selectors_sxs import (
     task_seen_by,
 )
 from annotate.services.markdown import guidelines_html
+from annotate.views.judge import paused_page
 
-STRENGTHS = [(1, "Slightly"), (2, "Clearly"), (3, "Much")]
+STRENGTHS = [(1, gettext_lazy("Slightly")), (2, gettext_lazy("Clearly")), (3, gettext_lazy("Much"))]
+# The strength inside an answer: "Right better (clearly)".
+STRENGTHS_IN_ANSWER = {
+    1: gettext_lazy("slightly"),
+    2: gettext_lazy("clearly"),
+    3: gettext_lazy("much"),
+}
 CHOICE_WORDS = {
-    "left": "Left better",
-    "right": "Right better",
-    "same": "About the same",
-    "cant_judge": "Can't judge",
+    "left": gettext_lazy("Left better"),
+    "right": gettext_lazy("Right better"),
+    "same": gettext_lazy("About the same"),
+    "cant_judge": gettext_lazy("Can't judge"),
 }
 
 
 def answer_words(chosen: str, strength: int | None) -> str:
     """A rater's own answer in the words of the buttons ("Right better (clearly)")."""
-    words = CHOICE_WORDS.get(chosen, "")
+    words = str(CHOICE_WORDS.get(chosen, ""))
     if strength and chosen in ("left", "right"):
-        words += f" ({dict(STRENGTHS)[strength].lower()})"
+        how = STRENGTHS_IN_ANSWER[strength]
+        words = _("%(answer)s (%(strength)s)") % {"answer": words, "strength": how}
     return words
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def sxs_queue_view(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
-    """The queue: the next task the rater holds, or "All done"."""
-    comparison = comparison_rated_by(request.user, slug, comparison_id)
+    """The queue: the next task the rater holds, or "All done". A manager of the campaign who
+    is not one of its raters is shown the read-only preview instead of a bare 404 (#21)."""
+    try:
+        comparison = comparison_rated_by(request.user, slug, comparison_id)
+    except Http404:
+        if request.method != "GET":
+            raise
+        comparison_managed_by(request.user, slug, comparison_id)  # 404 for anyone else
+        return redirect("annotate:sxs_preview", slug=slug, comparison_id=comparison_id)
+    if rater_paused(comparison.campaign):
+        return paused_page(request, comparison.campaign)
+    if quiz_blocks(comparison, request.user):
+        messages.info(request, quiz_needed_message())
+        return redirect(quiz_url(comparison))
     if request.method == "POST":
         form = VerdictForm(request.POST)
         if not form.is_valid():
@@ -168,8 +192,11 @@ def _legacy_key(rater: AbstractBaseUser, comparison: Comparison) -> dict:
     }
 
 
-def _base_context(request, comparison, *, error: str) -> dict:
+def base_context(request, comparison, *, error: str) -> dict:
+    card = Card.of(comparison.campaign)
     return {
+        "card": card.parts,
+        "highlight": card.highlight,
         "campaign": comparison.campaign,
         "comparison_id": comparison.pk,
         "label": rater_label(comparison),
@@ -186,7 +213,7 @@ def _queue_page(
     request: HttpRequest, comparison: Comparison, *, error: str = "", status: int = 200
 ) -> HttpResponse:
     held, state = sxs_state(rater=request.user, comparison=comparison)
-    context = _base_context(request, comparison, error=error)
+    context = base_context(request, comparison, error=error)
     context["progress"] = state["progress"]
     if not held:
         return render(request, "annotate/sxs_done.html", context, status=status)
@@ -231,7 +258,7 @@ def _task_page(
     verdict = Verdict.objects.filter(task=task, rater=request.user).first()
     chosen = chosen_side(verdict.value, verdict.candidate_side) if verdict else ""
     skipped = verdict is None and TaskSkip.objects.filter(task=task, rater=request.user).exists()
-    context = _base_context(request, comparison, error=error)
+    context = base_context(request, comparison, error=error)
     context.update(
         mode="change",
         task=task_payloads(comparison, [(task, side)], request.user)[0],

@@ -13,27 +13,32 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from annotate import safecsv
-from annotate.forms.sxs import ComparisonForm, SizePlanForm
+from annotate.forms.sxs import ComparisonForm, PlanChangeForm, SizePlanForm, plan_initial
 from annotate.models import Comparison, Query
 from annotate.selectors import campaign_managed_by
+from annotate.selectors.real import excluded_answers
 from annotate.selectors_sxs import (
     comparison_managed_by,
     comparison_progress,
     median_answer_seconds,
 )
 from annotate.services.preferences import csv_bom_wanted
+from annotate.services.sxs_plan import PlanRefused, PlanUpdate, answers_in, plan_change
 from annotate.services.sxs_setup import ComparisonRefused, comparison_create
 from metrics.core.stats.plan_size import planned_queries
 from metrics.decide.gsb import (
     comparison_report,
     decision_text,
     manager_query_view,
+    page_warnings,
     report_summary_rows,
     sorted_rows,
 )
 from metrics.decide.launch import launch_decision
 from metrics.decide.memo import launch_memo
+from metrics.decide.plan import plan_change_rows
 from metrics.decide.review import launch_review
+from metrics.decide.words import plan_error_words
 from metrics.reports.charts import strength_svg, verdict_bar_svg
 
 
@@ -46,23 +51,8 @@ def comparisons(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         form = ComparisonForm(request.POST, campaign=campaign)
         if form.is_valid():
-            data = form.cleaned_data
             try:
-                comparison = comparison_create(
-                    campaign=campaign,
-                    name=data["name"],
-                    baseline=data["baseline"],
-                    candidate=data["candidate"],
-                    unit=data["unit"],
-                    depth=data["depth"],
-                    raters_per_task=data["raters_per_task"],
-                    min_gsb=data["min_gsb"],
-                    confidence=data["confidence"],
-                    min_queries=data["min_queries"],
-                    equivalence_margin=data["equivalence_margin"] or 0.0,
-                    seed=data["seed"],
-                    sample_size=data["sample_size"],
-                )
+                comparison = comparison_create(campaign=campaign, **form.create_arguments())
             except ComparisonRefused as refused:
                 form.add_error(None, refused.message)
             else:
@@ -106,7 +96,7 @@ def _size_plan(request: HttpRequest, campaign) -> dict:
             confidence=d["plan_confidence"], power=d["power"],
         )  # fmt: skip
     except ValueError as refused:
-        return {"plan_form": plan_form, "plan_error": str(refused)}
+        return {"plan_form": plan_form, "plan_error": plan_error_words(refused)}
     seconds = median_answer_seconds(campaign)
     return {"plan_form": plan_form, "plan": plan, "plan_seconds": seconds,
             "plan_hours": plan.rater_hours(seconds)}  # fmt: skip
@@ -127,8 +117,10 @@ def report(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
         "rows": rows,
         "sort": sort,
         "decision": decision_text(result) if result else None,
+        "warnings": page_warnings(result) if result else [],
         "launch": launch_decision(comparison, data),
         "confidence_pct": f"{comparison.confidence * 100:g}",
+        "excluded": excluded_answers(comparison.campaign),
     }
     if result:
         same_identical = result.identical_verdicts
@@ -142,6 +134,45 @@ def report(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
             context["strength_svg"] = strength_svg(result.strength_distribution)
             context["strength_rows"] = sorted(result.strength_distribution.items())
     return render(request, "annotate/sxs_report.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def plan(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
+    """The comparison's plan and its changes; POST changes it (recorded: who, when, why)."""
+    comparison = comparison_managed_by(request.user, slug, comparison_id)
+    status = 200
+    if request.method == "POST":
+        form = PlanChangeForm(request.POST)
+        if form.is_valid():
+            d = form.cleaned_data
+            update = PlanUpdate(
+                primary=d["primary"], graded_settings=form.graded_settings_key(),
+                min_gsb=d["min_gsb"], equivalence_margin=d["equivalence_margin"] or 0.0,
+                confidence=d["confidence"], min_queries=d["min_queries"],
+            )  # fmt: skip
+            try:
+                change = plan_change(
+                    comparison=comparison, user=request.user, update=update, reason=d["reason"]
+                )
+            except PlanRefused as refused:
+                form.add_error("reason", refused.message)
+            else:
+                messages.success(
+                    request, _("The plan is changed.") if change else _("Nothing changed.")
+                )
+                return redirect("annotate:sxs_plan", slug=slug, comparison_id=comparison.pk)
+        status = 400
+    else:
+        form = PlanChangeForm(initial=plan_initial(comparison))
+    context = {
+        "campaign": comparison.campaign,
+        "comparison": comparison,
+        "form": form,
+        "changes": plan_change_rows(comparison),
+        "answers_in": answers_in(comparison),
+    }
+    return render(request, "annotate/sxs_plan.html", context, status=status)
 
 
 @login_required

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -19,11 +20,14 @@ from annotate.tokens import LIFETIMES, TokenRefused, token_create, token_revoke,
 class TokenForm(forms.Form):
     name = forms.CharField(
         max_length=TOKEN_NAME_MAX_LENGTH,
-        help_text="What uses it, so you can tell your tokens apart: CI, notebook…",
-        error_messages={"required": "Give the token a name, e.g. CI or notebook."},
+        label=gettext_lazy("Name"),
+        help_text=gettext_lazy("What uses it, so you can tell your tokens apart: CI, notebook…"),
+        error_messages={"required": gettext_lazy("Give the token a name, e.g. CI or notebook.")},
     )
     days = forms.TypedChoiceField(
-        choices=[(d, f"{d} days") for d in LIFETIMES], coerce=int, label="Expires after"
+        choices=[(d, ngettext_lazy("%(n)d day", "%(n)d days", "n") % {"n": d}) for d in LIFETIMES],
+        coerce=int,
+        label=gettext_lazy("Expires after"),
     )
 
 

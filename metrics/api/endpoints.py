@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 from django.urls import path
-from django.utils import timezone
+from django.utils import timezone, translation
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -285,9 +285,10 @@ class CompareView(APIView):
         keep = ("run_id", "run", "system")
         n_queries = scores.basis.get("n_queries")
         missing = {"a": missing_queries(n_queries, a), "b": missing_queries(n_queries, b)}
-        notice = missing_notice(
-            n_queries, [(f"A ({a['run']})", missing["a"]), (f"B ({b['run']})", missing["b"])]
-        )
+        with translation.override("en"):  # the API's words are English whatever the caller's
+            notice = missing_notice(
+                n_queries, [(f"A ({a['run']})", missing["a"]), (f"B ({b['run']})", missing["b"])]
+            )
         return Response(
             {
                 "notice": notice,

@@ -2,9 +2,10 @@
 
 Output (``--format trec``, the default) is trec_eval's: ``%-22s\\t%s\\t%6.4f`` per line,
 ``num_*`` as whole numbers, per-query lines (``-q``) first, query by query in byte order, then
-the ``all`` lines; so it can be diffed against trec_eval. As in trec_eval 10, ``-q -c`` prints a
-line of zeros for each qrels query without results (they count as 0 in ``all``), and run lines
-with fields after the sixth are read with those fields ignored (one warning per file).
+the ``all`` lines; so it can be diffed against trec_eval. As in trec_eval 10, ``-q -c`` prints
+the lines of each qrels query without results, evaluated on an empty ranking: 0, but for its
+num_rel (its R, summed into ``all``) and gm_map (log 0.00001); and run lines with fields after
+the sixth are read with those fields ignored (one warning per file).
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ def _value_text(value: float, integer: bool, precision: int) -> str:
 def _rows(result, per_query: bool, precision: int, runid: str | None):
     """(measure, qid, value text) in trec_eval's printing order."""
     if per_query:
-        # With complete, queries without results have all-zero values: trec_eval 10 prints them.
+        # With complete, queries without results are evaluated too: trec_eval 10 prints them.
         for i, qid in enumerate(result.qids):
             for name in result.names:
                 if name == "num_q":

@@ -14,63 +14,51 @@ descending; negative grades are pooled-but-unjudged; the relevance level only af
 measures.
 """
 
-from .align import Ranking
-from .data import Qrels, Run
-from .evaluate import MissingQueriesWarning, Result, evaluate
-from .measures import (
-    MEASURE_SETS,
-    MEASURES,
-    MeasureSpec,
-    output_names,
-    parse_measure,
-    parse_measures,
-)
-from .readers import read_qrels, read_run, read_scored
-from .shortcuts import (
-    average_precision,
-    bpref,
-    cg,
-    dcg,
-    err,
-    idcg,
-    judged,
-    map,
-    ndcg,
-    precision,
-    r_precision,
-    recall,
-    reciprocal_rank,
-    success,
-)
+from metrics.core.lazy import lazy_exports
 
-__all__ = [
-    "MEASURES",
-    "MEASURE_SETS",
-    "MeasureSpec",
-    "MissingQueriesWarning",
-    "Qrels",
-    "Ranking",
-    "Result",
-    "Run",
-    "average_precision",
-    "bpref",
-    "cg",
-    "dcg",
-    "err",
-    "evaluate",
-    "idcg",
-    "judged",
-    "map",
-    "ndcg",
-    "output_names",
-    "parse_measure",
-    "parse_measures",
-    "precision",
-    "r_precision",
-    "read_qrels",
-    "read_run",
-    "read_scored",
-    "recall",
-    "reciprocal_rank",
-    "success",
-]
+# Imported on first use (metrics/core/lazy.py): importing one module of this package
+# must not import scipy through the others.
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        ".align": ("Ranking",),
+        ".data": (
+            "Qrels",
+            "Run",
+        ),
+        ".evaluation": (
+            "MissingQueriesWarning",
+            "Result",
+            "evaluate",
+        ),
+        ".measures": (
+            "MEASURE_SETS",
+            "MEASURES",
+            "MeasureSpec",
+            "output_names",
+            "parse_measure",
+            "parse_measures",
+        ),
+        ".readers": (
+            "read_qrels",
+            "read_run",
+            "read_scored",
+        ),
+        ".shortcuts": (
+            "average_precision",
+            "bpref",
+            "cg",
+            "dcg",
+            "err",
+            "idcg",
+            "judged",
+            "map",
+            "ndcg",
+            "precision",
+            "r_precision",
+            "recall",
+            "reciprocal_rank",
+            "success",
+        ),
+    },
+)

@@ -10,7 +10,8 @@ The rules, over the counted grades of one item ("can't judge" answers are left o
   raters call Good and two call Bad is not counted as Good);
 - dawid_skene: the most probable grade under Dawid–Skene (dawid_skene.py): each rater weighted
   by a confusion matrix estimated from all the campaign's grades, so it needs every item's
-  answers at once, with their raters.
+  answers at once, with their raters. (A campaign's qrels fit it with its gold answers
+  clamped too: annotate.selectors.confusion.campaign_fit calls dawid_skene directly.)
 
 A ruling (a manager settling an item by hand) replaces the item's aggregate grade and keeps its
 number of grades; a ruled item without any counted grade gets a line of its own with n = 0.

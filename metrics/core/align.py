@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 from .data import Qrels, Run
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass(eq=False)
@@ -159,6 +162,8 @@ def _resolve_collisions(qrels, q_order, q_keys, run_docs, needles, grades, same)
 
 def _exact_join(qrels: Qrels, run: Run, to_qrels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Join on the strings: for 2^24 queries or more, where the keys have no room."""
+    import polars as pl  # imported where used, as in _ranking_order
+
     left = pl.DataFrame({"code": to_qrels[run._coded[1]], "docid": run.docids})
     right = pl.DataFrame({"code": qrels._coded[1], "docid": qrels.docids, "grade": qrels.grades})
     joined = left.join(right, on=["code", "docid"], how="left", maintain_order="left")
@@ -190,6 +195,9 @@ def _ranking_order(codes: np.ndarray, scores: np.ndarray, docs: pl.Series) -> np
     pos = np.flatnonzero(in_tie)
     group = np.cumsum(np.concatenate(([True], ~tie)))[pos]
     src = pos if order is None else order[pos]
+    import polars as pl  # imported where used: the admin loads this module through the
+    # package and never sorts, and polars costs every web and job process half a second
+
     sub = pl.DataFrame({"g": group, "d": docs.gather(src)})
     perm = sub.select(pl.arg_sort_by("g", "d", descending=[False, True])).to_series().to_numpy()
     full = np.arange(n) if order is None else order

@@ -32,6 +32,12 @@ impressions I and clicks C of each row.
    query's mean: the middle grade by default), one with many keeps its own ratio.
 4. **Floor.** A pair with fewer than ``min_expected`` expected clicks gets no grade: "too
    little data", counted, never a label.
+
+Why not a click-model package: PyClick (the book's own library) is installed from its
+repository only, ClickModels (2014) is a set of scripts, pyClickModels fits the DBN only, and
+CLAX trains with JAX and Flax; all of them read one record per search session, while the log is
+stored summed per (query, document, position), which is all the PBM's EM needs. The EM here is
+checked against the likelihood's maximum found by scipy (tests/metrics/core/test_core_clicks.py).
 """
 
 from __future__ import annotations

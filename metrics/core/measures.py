@@ -46,7 +46,7 @@ class MeasureInfo:
         return self.summary in ("sum", "count")
 
 
-# trec_eval's bpref divides by min(N, R) judged non-relevant documents (as since trec_eval 8),
+# trec_eval's bpref (m_bpref.c) divides by min(N, R) judged non-relevant documents,
 # not by R as in Buckley & Voorhees (SIGIR 2004): with R = 3, N = 1 and the run n r r r,
 # trec_eval gives 0 and the paper 2/3. We compute trec_eval's, and say so.
 BPREF_DESCRIPTION = (

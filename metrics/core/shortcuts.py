@@ -3,7 +3,7 @@
 Each accepts :class:`~metrics.core.data.Qrels` / :class:`~metrics.core.data.Run` or plain dicts
 ``{qid: {docid: grade}}`` / ``{qid: {docid: score}}`` and returns the mean over the queries that
 count, or ``{qid: value}`` with ``per_query=True``. The options are those of
-:func:`metrics.core.evaluate.evaluate` (``relevance_level``, ``complete``, ``depth``, ...).
+:func:`metrics.core.evaluation.evaluate` (``relevance_level``, ``complete``, ``depth``, ...).
 
 Notation: the run's documents in ranking order have grades g_1, g_2, ...; rel_i is 1 when
 g_i >= the relevance level; R is the number of relevant documents in the qrels.
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .data import Qrels, Run
-from .evaluate import evaluate
+from .evaluation import evaluate
 from .kernels import Gain
 
 QrelsLike = Qrels | Mapping[Any, Mapping[Any, float]]
@@ -33,7 +33,7 @@ _PARAMETERS = """
     per_query
         Return ``{qid: value}`` instead of the mean.
     **options
-        Passed to :func:`metrics.core.evaluate.evaluate`: ``gain``, ``discount``, ``ideal``,
+        Passed to :func:`metrics.core.evaluation.evaluate`: ``gain``, ``discount``, ``ideal``,
         ``relevance_level``, ``complete``, ``depth``, ``judged_docs_only``, ``max_grade``.
 
     Returns

@@ -13,15 +13,17 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.utils.translation import gettext, ngettext, pgettext
 
 from annotate.models import Comparison, ComparisonUnit, Document, Verdict, VerdictValue
 from annotate.ranking import ranked_entries
+from annotate.selectors.real import excluded_raters, real_tasks, real_verdicts
 from annotate.selectors_sxs import comparison_progress
 from metrics.core.stats import Decision, GsbResult, gsb_from_verdicts
+from metrics.decide.words import more_queries_words, reason_words, warning_words
 
 # Below this many queries the cluster bootstrap is not read (STATISTICS.md §1).
 BOOTSTRAP_MIN_QUERIES = 30
-STRENGTH_WORDS = {1: "slightly", 2: "clearly", 3: "much"}
 
 
 @dataclass
@@ -41,7 +43,16 @@ class VerdictArrays:
         return int(self.query.size)
 
 
+# The CSV download's words (machine-read, English); the page shows `value_label`.
 VALUE_WORDS = {"G": "Good", "S": "Same", "B": "Bad"}
+
+
+def _value_labels() -> dict[str, str]:
+    return {
+        "G": pgettext("GSB verdict", "Good"),
+        "S": pgettext("GSB verdict", "Same"),
+        "B": pgettext("GSB verdict", "Bad"),
+    }
 
 
 @dataclass
@@ -56,6 +67,11 @@ class ReasonRow:
     def value_word(self) -> str:
         # Words, not letters: "B" would read as system B on a page that names A and B.
         return VALUE_WORDS.get(self.value, self.value)
+
+    @property
+    def value_label(self) -> str:
+        """The verdict in the reader's language, for the page."""
+        return _value_labels().get(self.value, self.value)
 
 
 @dataclass
@@ -80,10 +96,20 @@ class QueryRow:
 
     @property
     def majority(self) -> str:
-        """The sign of y_i (STATISTICS.md §2), in words."""
+        """The sign of y_i (STATISTICS.md §2), as the API and the CSV name it (English)."""
         if not self.verdicts:
             return "no verdicts yet"
         return "candidate" if self.y > 0 else "baseline" if self.y < 0 else "tie"
+
+    @property
+    def majority_label(self) -> str:
+        """`majority` in the reader's language, for the page."""
+        return {
+            "no verdicts yet": gettext("no verdicts yet"),
+            "candidate": pgettext("majority", "candidate"),
+            "baseline": pgettext("majority", "baseline"),
+            "tie": pgettext("majority", "tie"),
+        }[self.majority]
 
 
 @dataclass
@@ -100,7 +126,10 @@ class SxsReport:
 def verdict_arrays(comparison: Comparison) -> VerdictArrays:
     """The comparison's verdicts as arrays for gsb_from_verdicts."""
     rows = list(
-        Verdict.objects.filter(task__comparison=comparison, cant_judge=False)
+        real_verdicts(
+            Verdict.objects.filter(task__comparison=comparison, cant_judge=False),
+            comparison.campaign_id,
+        )
         .order_by("task__query_id", "task__position", "task_id", "rater_id")
         .values_list("task__query_id", "task_id", "rater_id", "value", "candidate_side", "strength")
     )
@@ -174,9 +203,11 @@ def comparison_statistics(comparison: Comparison, arrays: VerdictArrays) -> GsbR
 def query_rows(comparison: Comparison) -> list[QueryRow]:
     """One row per query of the comparison: its tasks, verdict counts and reasons."""
     rows: dict[int, QueryRow] = {}
-    tasks = comparison.tasks.values_list(
-        "query_id", "query__external_id", "query__text", "identical"
-    ).order_by("query__external_id", "position")
+    tasks = (
+        real_tasks(comparison.tasks.all())
+        .values_list("query_id", "query__external_id", "query__text", "identical")
+        .order_by("query__external_id", "position")
+    )
     identical_per_query: dict[int, int] = defaultdict(int)
     for query_id, external_id, text, identical in tasks:
         row = rows.setdefault(query_id, QueryRow(query_id, external_id, text))
@@ -187,7 +218,10 @@ def query_rows(comparison: Comparison) -> list[QueryRow]:
         rows[query_id].same += n * comparison.raters_per_task
         rows[query_id].identical_same += n * comparison.raters_per_task
     verdicts = (
-        Verdict.objects.filter(task__comparison=comparison, cant_judge=False)
+        real_verdicts(
+            Verdict.objects.filter(task__comparison=comparison, cant_judge=False),
+            comparison.campaign_id,
+        )
         .order_by("task__position", "rater__username", "pk")
         .values_list(
             "task__query_id", "value", "strength", "reason", "rater__username", "task__position"
@@ -251,43 +285,65 @@ class DecisionText:
     tone: str  # "launch", "stop" or "wait": the colour of the banner
 
 
+def _bar_words(threshold: float) -> str:
+    """The bar as a noun phrase ("the bar of +0.10", or "zero" when the bar is 0)."""
+    if threshold:
+        return pgettext("launch bar", "the bar of %(bar)s") % {"bar": f"{threshold:+.2f}"}
+    return pgettext("launch bar", "zero")
+
+
+def interval_words(confidence: float, low: float, high: float) -> str:
+    """The interval as a noun phrase: "95% interval [+0.012, +0.220]"."""
+    return gettext("%(pct)s interval [%(low)s, %(high)s]") % {
+        "pct": f"{confidence:.0%}",
+        "low": f"{low:+.3f}",
+        "high": f"{high:+.3f}",
+    }
+
+
 def decision_text(result: GsbResult) -> DecisionText:
     """The decision as a product manager would read it."""
-    pct = f"{result.confidence:.0%}"
-    interval = f"{pct} interval [{result.ci_low:+.3f}, {result.ci_high:+.3f}]"
-    bar = f"the bar of {result.threshold:+.2f}" if result.threshold else "zero"
+    values = {
+        "gsb": f"{result.gsb:+.3f}",
+        "interval": interval_words(result.confidence, result.ci_low, result.ci_high),
+        "bar": _bar_words(result.threshold),
+        "n": result.n_queries,
+    }
     if result.decision == Decision.LAUNCH:
-        return DecisionText(
-            "Launch",
-            f"The candidate beats {bar}: GSB {result.gsb:+.3f}, {interval}, over "
-            f"{result.n_queries} queries.",
-            "launch",
+        detail = ngettext(
+            "The candidate beats %(bar)s: GSB %(gsb)s, %(interval)s, over %(n)s query.",
+            "The candidate beats %(bar)s: GSB %(gsb)s, %(interval)s, over %(n)s queries.",
+            result.n_queries,
         )
+        return DecisionText(pgettext("decision", "Launch"), detail % values, "launch")
     if result.decision == Decision.DO_NOT_LAUNCH:
         if result.conclusive:
-            worse = (
-                "the candidate is worse, conclusively"
+            headline = (
+                gettext("Do not launch — the candidate is worse, conclusively")
                 if result.threshold == 0
-                else "the candidate is below the bar, conclusively"
+                else gettext("Do not launch — the candidate is below the bar, conclusively")
             )
-            return DecisionText(
-                f"Do not launch — {worse}",
-                f"GSB {result.gsb:+.3f}; the whole {interval} lies below {bar}.",
-                "stop",
-            )
-        return DecisionText(
-            "Do not launch — the candidate did not beat the bar",
-            f"GSB {result.gsb:+.3f} is not above {bar}. Not conclusive: the {interval} still "
-            "reaches above it, so more data could change the picture, but it does not point to "
-            "a launch.",
-            "stop",
+            detail = gettext("GSB %(gsb)s; the whole %(interval)s lies below %(bar)s.")
+            return DecisionText(headline, detail % values, "stop")
+        detail = gettext(
+            "GSB %(gsb)s is not above %(bar)s. Not conclusive: the %(interval)s still reaches "
+            "above it, so more data could change the picture, but it does not point to a launch."
         )
-    return DecisionText(
-        f"More data needed: {result.more_queries_text}",
-        f"GSB {result.gsb:+.3f}, {interval}: {result.reason}. The range allows for how "
-        "uncertain the rates seen so far still are.",
-        "wait",
+        return DecisionText(
+            gettext("Do not launch — the candidate did not beat the bar"), detail % values, "stop"
+        )
+    headline = gettext("More data needed: %(more)s") % {"more": more_queries_words(result)}
+    detail = gettext(
+        "GSB %(gsb)s, %(interval)s: %(reason)s. The range allows for how uncertain the rates "
+        "seen so far still are."
     )
+    return DecisionText(headline, detail % {**values, "reason": reason_words(result)}, "wait")
+
+
+def page_warnings(result: GsbResult) -> list[str]:
+    """The result's warnings for a page, in the reader's language where the page can word
+    them (metrics.core has no Django, so its warnings are English)."""
+    return warning_words(result)
 
 
 # ---- Downloads and the manager's look at one query ------------------------------------------
@@ -356,8 +412,8 @@ def manager_query_view(comparison: Comparison, query) -> dict:
     )
     return {
         "sides": [
-            ("Baseline (A)", comparison.baseline, baseline),
-            ("Candidate (B)", comparison.candidate, candidate),
+            (gettext("Baseline (A)"), comparison.baseline, baseline),
+            (gettext("Candidate (B)"), comparison.candidate, candidate),
         ],
         "tasks": tasks,
         "verdicts": verdicts,
@@ -375,7 +431,10 @@ def gsb_cli_rows(comparison: Comparison) -> tuple[list[list[str]], list[str]]:
     """
     per_position = comparison.unit == ComparisonUnit.POSITION
     rows = list(
-        Verdict.objects.filter(task__comparison=comparison, cant_judge=False)
+        real_verdicts(
+            Verdict.objects.filter(task__comparison=comparison, cant_judge=False),
+            comparison.campaign_id,
+        )
         .order_by("task__query__external_id", "task__position", "rater__username")
         .values_list(
             "task__query__external_id", "value", "rater__username", "candidate_side", "strength"
@@ -390,7 +449,9 @@ def gsb_cli_rows(comparison: Comparison) -> tuple[list[list[str]], list[str]]:
         line = [query, value, *([] if per_position else [rater]), side]
         line += [str(strength or "")] if with_strength else []
         out.append([*line, "false"])
-    identical = comparison.tasks.filter(identical=True).order_by("query__external_id", "position")
+    identical = real_tasks(comparison.tasks.filter(identical=True)).order_by(
+        "query__external_id", "position"
+    )
     blank = ["", ""] if not per_position else [""]
     for query in identical.values_list("query__external_id", flat=True):
         for _ in range(comparison.raters_per_task):
@@ -403,4 +464,6 @@ def gsb_cli_rows(comparison: Comparison) -> tuple[list[list[str]], list[str]]:
     ]
     if per_position:
         notes.append("per position: no rater column (agreement is on the report page)")
+    if excluded := excluded_raters(comparison.campaign_id).count():
+        notes.append(f"the verdicts of {excluded} excluded rater(s) are left out")
     return out, notes

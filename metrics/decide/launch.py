@@ -22,13 +22,16 @@ query-weighted GSB; it equals (G − B)/N when every query has the same number o
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+from django.utils.translation import gettext, gettext_lazy, ngettext_lazy, pgettext, pgettext_lazy
 
 from annotate.models import Comparison, Verdict, VerdictValue
+from annotate.selectors.real import real_tasks, real_verdicts
 from metrics.core.stats import Decision, GsbResult, betting_confidence_sequence
 from metrics.decide.gsb import SxsReport, decision_text
+from metrics.decide.plan import plan_change_rows, plan_note
 
 SCORES = {VerdictValue.GOOD.value: 1, VerdictValue.SAME.value: 0, VerdictValue.BAD.value: -1}
 
@@ -71,6 +74,8 @@ class LaunchDecision:
     fixed_low: float
     fixed_high: float
     gsb: float
+    plan_note: str = ""  # no plan, or the plan changed after answers (metrics.decide.plan)
+    no_plan: bool = False
 
     @property
     def provisional(self) -> bool:
@@ -94,6 +99,8 @@ class LaunchDecision:
             "query_weighted_gsb": self.query_weighted_gsb,
             "fixed_interval": {"low": self.fixed_low, "high": self.fixed_high},
             "sequence_interval": {"low": self.sequence_low, "high": self.sequence_high},
+            "no_plan": self.no_plan,
+            "plan_note": self.plan_note,
         }
 
 
@@ -102,14 +109,17 @@ def completed_queries(comparison: Comparison) -> CompletedQueries:
     (queries with identical lists only are complete from the start)."""
     need: dict[int, int] = {}
     identical_only: dict[int, bool] = {}
-    for query_id, identical in comparison.tasks.values_list("query_id", "identical"):
+    for query_id, identical in real_tasks(comparison.tasks.all()).values_list(
+        "query_id", "identical"
+    ):
         need[query_id] = need.get(query_id, 0) + (0 if identical else comparison.raters_per_task)
         identical_only[query_id] = identical_only.get(query_id, True) and identical
     got: dict[int, list[int]] = {}
     last: dict[int, float] = {}
-    verdicts = Verdict.objects.filter(task__comparison=comparison, cant_judge=False).values_list(
-        "task__query_id", "value", "created_at"
-    )
+    verdicts = real_verdicts(
+        Verdict.objects.filter(task__comparison=comparison, cant_judge=False),
+        comparison.campaign_id,
+    ).values_list("task__query_id", "value", "created_at")
     for query_id, value, created in verdicts:
         got.setdefault(query_id, []).append(SCORES[value])
         last[query_id] = max(last.get(query_id, 0.0), created.timestamp())
@@ -126,37 +136,75 @@ def completed_queries(comparison: Comparison) -> CompletedQueries:
 
 
 def _bar(threshold: float) -> str:
-    return f"the bar of {threshold:+.2f}"
+    return pgettext("launch bar", "the bar of %(bar)s") % {"bar": f"{threshold:+.2f}"}
+
+
+# One whole sentence per state (counts first, then what the interval allows), so a translation
+# may put its parts in its own order; "below" is Do not launch with the interval under the bar.
+_SENTENCES = {
+    "launch": ngettext_lazy(
+        "The candidate was preferred on %(good)s of %(n)s answer and lost on %(bad)s; with "
+        "%(pct)s confidence it is better than %(bar)s, so it may launch.",
+        "The candidate was preferred on %(good)s of %(n)s answers and lost on %(bad)s; with "
+        "%(pct)s confidence it is better than %(bar)s, so it may launch.",
+        "n",
+    ),
+    "below": ngettext_lazy(
+        "The candidate was preferred on %(good)s of %(n)s answer and lost on %(bad)s; with "
+        "%(pct)s confidence it is not better than %(bar)s: do not launch.",
+        "The candidate was preferred on %(good)s of %(n)s answers and lost on %(bad)s; with "
+        "%(pct)s confidence it is not better than %(bar)s: do not launch.",
+        "n",
+    ),
+    "do_not_launch": ngettext_lazy(
+        "The candidate was preferred on %(good)s of %(n)s answer and lost on %(bad)s; it did "
+        "not beat %(bar)s, so it should not launch.",
+        "The candidate was preferred on %(good)s of %(n)s answers and lost on %(bad)s; it did "
+        "not beat %(bar)s, so it should not launch.",
+        "n",
+    ),
+    "no_meaningful_difference": ngettext_lazy(
+        "The candidate was preferred on %(good)s of %(n)s answer and lost on %(bad)s; with "
+        "%(pct)s confidence its GSB lies between %(low)s and %(high)s, inside the margin the "
+        "plan calls no meaningful difference.",
+        "The candidate was preferred on %(good)s of %(n)s answers and lost on %(bad)s; with "
+        "%(pct)s confidence its GSB lies between %(low)s and %(high)s, inside the margin the "
+        "plan calls no meaningful difference.",
+        "n",
+    ),
+    "inconclusive": ngettext_lazy(
+        "The candidate was preferred on %(good)s of %(n)s answer and lost on %(bad)s; at the "
+        "planned size the data cannot tell: its GSB lies somewhere between %(low)s and "
+        "%(high)s (%(pct)s confidence), which straddles %(bar)s.",
+        "The candidate was preferred on %(good)s of %(n)s answers and lost on %(bad)s; at the "
+        "planned size the data cannot tell: its GSB lies somewhere between %(low)s and "
+        "%(high)s (%(pct)s confidence), which straddles %(bar)s.",
+        "n",
+    ),
+    "collecting": ngettext_lazy(
+        "The candidate was preferred on %(good)s of %(n)s answer and lost on %(bad)s so far. "
+        "This is provisional: not all planned queries are in, and no outcome is clear yet at "
+        "%(pct)s confidence.",
+        "The candidate was preferred on %(good)s of %(n)s answers and lost on %(bad)s so far. "
+        "This is provisional: not all planned queries are in, and no outcome is clear yet at "
+        "%(pct)s confidence.",
+        "n",
+    ),
+}
 
 
 def _sentence(result: GsbResult, state: LaunchState, low: float, high: float) -> str:
-    """The plain-words sentence: counts first, then what the interval allows."""
-    pct = f"{result.confidence:.0%}"
-    counts = (
-        f"The candidate was preferred on {result.good} of {result.n_verdicts} answers and lost "
-        f"on {result.bad}"
-    )
-    bar = _bar(result.threshold)
-    if state == LaunchState.LAUNCH:
-        return f"{counts}; with {pct} confidence it is better than {bar}, so it may launch."
-    if state == LaunchState.DO_NOT_LAUNCH:
-        if high < result.threshold:
-            return f"{counts}; with {pct} confidence it is not better than {bar}: do not launch."
-        return f"{counts}; it did not beat {bar}, so it should not launch."
-    if state == LaunchState.NO_DIFFERENCE:
-        return (
-            f"{counts}; with {pct} confidence its GSB lies between {low:+.2f} and {high:+.2f}, "
-            "inside the margin the plan calls no meaningful difference."
-        )
-    if state == LaunchState.INCONCLUSIVE:
-        return (
-            f"{counts}; at the planned size the data cannot tell: its GSB lies somewhere between "
-            f"{low:+.2f} and {high:+.2f} ({pct} confidence), which straddles {bar}."
-        )
-    return (
-        f"{counts} so far. This is provisional: not all planned queries are in, and no outcome "
-        f"is clear yet at {pct} confidence."
-    )
+    """The plain-words sentence of a state, in the reader's language."""
+    below = state == LaunchState.DO_NOT_LAUNCH and high < result.threshold
+    return _SENTENCES["below" if below else state.value] % {
+        "good": result.good,
+        "n": result.n_verdicts,
+        "bad": result.bad,
+        "pct": f"{result.confidence:.0%}",
+        "bar": _bar(result.threshold),
+        "low": f"{low:+.2f}",
+        "high": f"{high:+.2f}",
+    }
 
 
 def launch_decision(comparison: Comparison, report: SxsReport) -> LaunchDecision | None:
@@ -170,6 +218,9 @@ def launch_decision(comparison: Comparison, report: SxsReport) -> LaunchDecision
     complete = report.progress["counted"] >= report.progress["needed"]
     tau, margin = result.threshold, comparison.equivalence_margin
     enough = done.informative >= result.min_queries
+    if not comparison.plan_fixed:
+        # No plan: the fixed-sample rule on the answers so far, as `python -m metrics gsb`.
+        complete, enough = True, False
     if complete and margin > 0 and -margin < result.ci_low and result.ci_high < margin:
         state, path = LaunchState.NO_DIFFERENCE, "fixed"
     elif complete:
@@ -188,16 +239,25 @@ def launch_decision(comparison: Comparison, report: SxsReport) -> LaunchDecision
         state, path = LaunchState.DO_NOT_LAUNCH, "sequence"
     else:
         state, path = LaunchState.COLLECTING, ""
-    return _decision(comparison, result, done, state, path, (seq_low, seq_high), cs.n)
+    decision = _decision(comparison, result, done, state, path, (seq_low, seq_high), cs.n)
+    note = plan_note(comparison, plan_change_rows(comparison))
+    return replace(decision, plan_note=note, no_plan=not comparison.plan_fixed)
 
 
 HEADLINES = {
-    LaunchState.LAUNCH: ("Launch", "launch"),
-    LaunchState.DO_NOT_LAUNCH: ("Do not launch", "stop"),
-    LaunchState.INCONCLUSIVE: ("Inconclusive at the planned size", "wait"),
-    LaunchState.NO_DIFFERENCE: ("No meaningful difference", "wait"),
-    LaunchState.COLLECTING: ("Collecting answers: no decision yet", "provisional"),
+    LaunchState.LAUNCH: (pgettext_lazy("decision", "Launch"), "launch"),
+    LaunchState.DO_NOT_LAUNCH: (gettext_lazy("Do not launch"), "stop"),
+    LaunchState.INCONCLUSIVE: (gettext_lazy("Inconclusive at the planned size"), "wait"),
+    LaunchState.NO_DIFFERENCE: (gettext_lazy("No meaningful difference"), "wait"),
+    LaunchState.COLLECTING: (gettext_lazy("Collecting answers: no decision yet"), "provisional"),
 }
+
+
+def early_headline(headline: str) -> str:
+    """A headline the always-valid sequence declared before the plan was complete."""
+    return gettext("%(headline)s (declared before all planned queries were in)") % {
+        "headline": headline
+    }
 
 
 def _decision(
@@ -209,11 +269,15 @@ def _decision(
     sequence: tuple[float, float],
     completed: int,
 ) -> LaunchDecision:
-    headline, tone = HEADLINES[state]
+    headline, tone = str(HEADLINES[state][0]), HEADLINES[state][1]
     if path == "fixed" and state in (LaunchState.LAUNCH, LaunchState.DO_NOT_LAUNCH):
         headline = decision_text(result).headline  # says conclusive or not
     elif path == "sequence":
-        headline += " (declared before all planned queries were in)"
+        headline = early_headline(headline)
+    if not comparison.plan_fixed:
+        headline = gettext("%(headline)s (no plan: the fixed-sample rule decides)") % {
+            "headline": decision_text(result).headline
+        }
     low, high = (result.ci_low, result.ci_high) if path != "sequence" else sequence
     return LaunchDecision(
         state=state,

@@ -4,53 +4,117 @@ comparison beside it and the caveats."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
+
 from annotate.models import Comparison
-from metrics.decide.gsb import SxsReport
+from metrics.decide.gsb import SxsReport, page_warnings
 from metrics.decide.launch import LaunchState
+from metrics.decide.plan import plan_change_rows, primary_words
 from metrics.decide.review import LaunchReview
 
-PATHS = {
-    "sequence": "the always-valid confidence sequence, before all planned queries were in",
-    "fixed": "the fixed-sample rule (STATISTICS.md section 3) at the planned size",
-    "": "nothing yet: still collecting answers",
-}
+
+def _path(path: str) -> str:
+    """Which rule declared the decision."""
+    return {
+        "sequence": _("the always-valid confidence sequence, before all planned queries were in"),
+        "fixed": _("the fixed-sample rule (interval and sign test, read once) at the planned size"),
+    }.get(path, _("nothing yet: still collecting answers"))
+
+
+def _provisional(flag: bool) -> str:
+    return _(" (provisional)") if flag else ""
 
 
 def _plan(comparison: Comparison, planned: int) -> list[str]:
     margin = comparison.equivalence_margin
-    return [
-        "## Plan (fixed when the comparison was created)",
+    heading = (
+        _("## Plan (fixed when the comparison was created)")
+        if comparison.plan_fixed
+        else _("## No plan (made before plans existed: the fixed-sample rule decides)")
+    )
+    lines = [
+        heading,
         "",
-        f"- Created: {comparison.created_at:%Y-%m-%d %H:%M} UTC",
-        "- Primary measure: GSB = (Good − Bad) / all answers, side by side",
-        f"- Bar: GSB above {comparison.min_gsb:+.2f}",
-        f"- No meaningful difference within: ±{margin:.2f}" if margin else
-        "- No meaningful difference: not part of the plan",
-        f"- Confidence: {comparison.confidence:g}",
-        f"- Minimum informative queries: {comparison.min_queries}",
-        f"- Planned queries: {planned}, {comparison.raters_per_task} rater(s) each",
-        "- Plan changes: none (the plan cannot change once raters have answered)",
-        "",
+        _("- Created: %(when)s UTC") % {"when": f"{comparison.created_at:%Y-%m-%d %H:%M}"},
+        _("- Primary measure: %(measure)s") % {"measure": primary_words(comparison)},
+        _("- Bar: above %(bar)s") % {"bar": f"{comparison.min_gsb:+.2f}"},
+        _("- No meaningful difference within: ±%(margin)s") % {"margin": f"{margin:.2f}"}
+        if margin else _("- No meaningful difference: not part of the plan"),
+        _("- Confidence: %(confidence)s") % {"confidence": f"{comparison.confidence:g}"},
+        _("- Minimum informative queries: %(n)s") % {"n": comparison.min_queries},
+        ngettext(
+            "- Planned queries: %(planned)s, %(raters)s rater each",
+            "- Planned queries: %(planned)s, %(raters)s raters each",
+            comparison.raters_per_task,
+        ) % {"planned": planned, "raters": comparison.raters_per_task},
     ]  # fmt: skip
+    rows = plan_change_rows(comparison)
+    if not rows:
+        return [*lines, _("- Plan changes: none"), ""]
+    lines += [_("- Plan changes:")]
+    for row in rows:
+        what = "; ".join(f"{label}: {old} → {new}" for label, old, new in row.changes)
+        values = {
+            "when": f"{row.when:%Y-%m-%d %H:%M}",
+            "who": row.who,
+            "answers": row.answers_in,
+            "what": what,
+            "why": row.reason,
+        }
+        if row.reason:
+            text = _(
+                "  - %(when)s UTC by %(who)s, with %(answers)s answers in: %(what)s (why: %(why)s)"
+            )
+        else:
+            text = _("  - %(when)s UTC by %(who)s, with %(answers)s answers in: %(what)s")
+        lines.append(text % values)
+    return [*lines, ""]
+
+
+def _primary(review: LaunchReview) -> list[str]:
+    p = review.primary_graded
+    if p is None:
+        return []
+    low, high = p.sequence if p.path != "fixed" else p.fixed
+    return [
+        _("## Decision on the primary measure (%(measure)s)") % {"measure": p.measure_label},
+        "",
+        f"**{p.headline}**{_provisional(p.provisional)}",
+        "",
+        p.sentence,
+        "",
+        _("- Declared by: %(path)s") % {"path": _path(p.path)},
+        _("- Range: [%(low)s, %(high)s]") % {"low": f"{low:+.4f}", "high": f"{high:+.4f}"},
+        _("- Planned queries with all their grades: %(completed)s of %(planned)s")
+        % {"completed": p.completed, "planned": p.planned},
+        "",
+        _("The GSB decision below is exploratory under this plan."),
+        "",
+    ]
 
 
 def _decision(review: LaunchReview, report: SxsReport) -> list[str]:
     d = review.launch
     if d is None:
-        return ["## Decision", "", "No answers yet.", ""]
+        return [_("## Decision"), "", _("No answers yet."), ""]
+    r = report.result
+    fixed = {"low": f"{d.fixed_low:+.4f}", "high": f"{d.fixed_high:+.4f}"}
     lines = [
-        "## Decision",
+        _("## Decision"),
         "",
-        f"**{d.headline}**{' (provisional)' if d.state == LaunchState.COLLECTING else ''}",
+        f"**{d.headline}**{_provisional(d.state == LaunchState.COLLECTING)}",
         "",
         d.sentence,
         "",
-        f"- Declared by: {PATHS[d.path]}",
-        f"- GSB: {d.gsb:+.4f} (G {report.result.good}, S {report.result.same}, "
-        f"B {report.result.bad})",
-        f"- Always-valid range: [{d.sequence_low:+.4f}, {d.sequence_high:+.4f}]",
-        f"- Range at the planned size{' (provisional)' if d.provisional else ''}: "
-        f"[{d.fixed_low:+.4f}, {d.fixed_high:+.4f}]",
+        _("- Declared by: %(path)s") % {"path": _path(d.path)},
+        _("- GSB: %(gsb)s (G %(good)s, S %(same)s, B %(bad)s)")
+        % {"gsb": f"{d.gsb:+.4f}", "good": r.good, "same": r.same, "bad": r.bad},
+        _("- Always-valid range: [%(low)s, %(high)s]")
+        % {"low": f"{d.sequence_low:+.4f}", "high": f"{d.sequence_high:+.4f}"},
+        _("- Range at the planned size (provisional): [%(low)s, %(high)s]") % fixed
+        if d.provisional
+        else _("- Range at the planned size: [%(low)s, %(high)s]") % fixed,
         "",
     ]
     return lines
@@ -59,24 +123,30 @@ def _decision(review: LaunchReview, report: SxsReport) -> list[str]:
 def _graded(review: LaunchReview) -> list[str]:
     g = review.graded
     if g is None:
-        return ["## Graded measures", "", review.graded_error or "Not available.", ""]
+        return [_("## Graded measures"), "", review.graded_error or _("Not available."), ""]
     low, high = g.ci_t
     lines = [
-        f"## Graded measures (from the raters' labels): {g.measure_label}",
+        _("## Graded measures (from the raters' labels): %(measure)s")
+        % {"measure": g.measure_label},
         "",
         g.sentence,
         "",
-        "| Measure | B − A | p | p, Holm-adjusted | |",
+        _("| Measure | B − A | p | p, Holm-adjusted | |"),
         "| --- | --- | --- | --- | --- |",
     ]
     for f in g.family:
-        role = "primary" if f.primary else "exploratory"
+        role = pgettext("measure role", "primary") if f.primary else _("exploratory")
         lines.append(f"| {f.label} | {f.diff:+.4f} | {f.p_t:.4f} | {f.p_t_holm:.4f} | {role} |")
-    lines += ["", f"Primary range: [{low:+.4f}, {high:+.4f}].", ""]
+    lines += [
+        "",
+        _("Primary range: [%(low)s, %(high)s].") % {"low": f"{low:+.4f}", "high": f"{high:+.4f}"},
+        "",
+    ]
     if review.agreement_text:
-        lines += [f"**GSB and {g.measure_label}:** {review.agreement_text}", ""]
+        title = _("GSB and %(measure)s:") % {"measure": g.measure_label}
+        lines += [f"**{title}** {review.agreement_text}", ""]
     if review.disagreements:
-        lines += ["Queries that disagree most:", ""]
+        lines += [_("Queries that disagree most:"), ""]
         lines += [
             f"- {r.external_id} ({r.text}): GSB {r.gsb:+.2f}, {g.measure_label} {r.graded:+.4f}"
             for r in review.disagreements
@@ -88,27 +158,39 @@ def _graded(review: LaunchReview) -> list[str]:
 def launch_memo(comparison: Comparison, report: SxsReport, review: LaunchReview) -> str:
     planned = review.launch.planned if review.launch else len(report.rows)
     lines = [
-        f"# Launch memo: {comparison.name}",
+        _("# Launch memo: %(name)s") % {"name": comparison.name},
         "",
-        f"Baseline (A): {comparison.baseline.name} · Candidate (B): {comparison.candidate.name}",
+        _("Baseline (A): %(a)s · Candidate (B): %(b)s")
+        % {"a": comparison.baseline.name, "b": comparison.candidate.name},
         "",
         *_plan(comparison, planned),
-        "## Data coverage",
+        _("## Data coverage"),
         "",
-        f"- Answers: {report.progress['counted']} of {report.progress['needed']} planned",
-        f"- Queries with identical lists (counted as Same): {report.identical_tasks}",
+        _("- Answers: %(counted)s of %(needed)s planned") % report.progress,
+        _("- Queries with identical lists (counted as Same): %(n)s")
+        % {"n": report.identical_tasks},
     ]
     if review.judged:
         lines.append(
-            f"- Share of top results judged: A {review.judged[0]:.3f}, B {review.judged[1]:.3f}"
+            _("- Share of top results judged: A %(a)s, B %(b)s")
+            % {"a": f"{review.judged[0]:.3f}", "b": f"{review.judged[1]:.3f}"}
         )
-    lines.append("- Answers excluded by rater-quality rules: none (no such rules yet)")
-    lines.append("")
-    lines += _decision(review, report) + _graded(review)
-    caveats = list(report.result.warnings) if report.result else []
-    caveats.append(
-        "The always-valid range runs over queries (each query's mean answer), so it estimates "
-        "the query-weighted GSB; it treats queries as independent given the raters."
+    lines.append(
+        _("- Queries without any judgment (left out of the graded measures): %(n)s")
+        % {"n": review.unjudged}
     )
-    lines += ["## Caveats", "", *[f"- {c}" for c in caveats], ""]
+    lines.append(_("- Answers excluded by rater-quality rules: none (no such rules yet)"))
+    lines.append("")
+    if review.launch and review.launch.plan_note:
+        lines += [f"**{review.launch.plan_note}**", ""]
+    lines += _primary(review) + _decision(review, report) + _graded(review)
+    caveats = page_warnings(report.result) if report.result else []
+    caveats.append(
+        _(
+            "The always-valid range runs over queries (each query's mean answer), so it "
+            "estimates the query-weighted GSB; it treats queries as independent given the "
+            "raters."
+        )
+    )
+    lines += [_("## Caveats"), "", *[f"- {c}" for c in caveats], ""]
     return "\n".join(lines)

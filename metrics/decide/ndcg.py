@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from django.utils.translation import gettext, ngettext
 
 from metrics.core.stats import RunComparison, compare_runs, holm, paired_t_test
 
@@ -81,27 +82,65 @@ class ComparisonReport:
 
     @property
     def sentence(self) -> str:
-        """The comparison in one sentence a product manager reads correctly."""
+        """The comparison in two sentences a product manager reads correctly."""
         r = self.result
         low, high = self.ci_t
-        pct = f"{r.confidence:.0%}"
-        direction = "higher" if r.diff > 0 else "lower" if r.diff < 0 else "no different"
-        gap = f"{abs(r.diff):.3f} {direction}" if r.diff else direction
-        head = (
-            f"On {self.measure_label}, the candidate {self.b_name} scored {gap} than the "
-            f"baseline {self.a_name} on average over {r.n} queries (better on {r.wins}, worse "
-            f"on {r.losses})."
-        )
-        if low > 0:
-            verdict = "so the candidate is better."
-        elif high < 0:
-            verdict = "so the candidate is worse."
+        values = {
+            "measure": self.measure_label,
+            "b": self.b_name,
+            "a": self.a_name,
+            "gap": f"{abs(r.diff):.3f}",
+            "n": r.n,
+            "wins": r.wins,
+            "losses": r.losses,
+            "pct": f"{r.confidence:.0%}",
+            "low": f"{low:+.3f}",
+            "high": f"{high:+.3f}",
+        }
+        if r.diff > 0:
+            head = ngettext(
+                "On %(measure)s, the candidate %(b)s scored %(gap)s higher than the baseline "
+                "%(a)s on average over %(n)s query (better on %(wins)s, worse on %(losses)s).",
+                "On %(measure)s, the candidate %(b)s scored %(gap)s higher than the baseline "
+                "%(a)s on average over %(n)s queries (better on %(wins)s, worse on %(losses)s).",
+                r.n,
+            )
+        elif r.diff < 0:
+            head = ngettext(
+                "On %(measure)s, the candidate %(b)s scored %(gap)s lower than the baseline "
+                "%(a)s on average over %(n)s query (better on %(wins)s, worse on %(losses)s).",
+                "On %(measure)s, the candidate %(b)s scored %(gap)s lower than the baseline "
+                "%(a)s on average over %(n)s queries (better on %(wins)s, worse on %(losses)s).",
+                r.n,
+            )
         else:
-            verdict = "so the difference could be chance."
-        return (
-            f"{head} With {pct} confidence the true difference lies between {low:+.3f} and "
-            f"{high:+.3f}, {verdict}"
-        )
+            head = ngettext(
+                "On %(measure)s, the candidate %(b)s scored no different than the baseline "
+                "%(a)s on average over %(n)s query (better on %(wins)s, worse on %(losses)s).",
+                "On %(measure)s, the candidate %(b)s scored no different than the baseline "
+                "%(a)s on average over %(n)s queries (better on %(wins)s, worse on %(losses)s).",
+                r.n,
+            )
+        if low > 0:
+            verdict = gettext(
+                "With %(pct)s confidence the true difference lies between %(low)s and "
+                "%(high)s, so the candidate is better."
+            )
+        elif high < 0:
+            verdict = gettext(
+                "With %(pct)s confidence the true difference lies between %(low)s and "
+                "%(high)s, so the candidate is worse."
+            )
+        else:
+            verdict = gettext(
+                "With %(pct)s confidence the true difference lies between %(low)s and "
+                "%(high)s, so the difference could be chance."
+            )
+        # Two sentences: English puts a space between them, Chinese none.
+        return gettext("%(first)s %(second)s") % {
+            "first": head % values,
+            "second": verdict % values,
+        }
 
     @property
     def bins(self) -> list[tuple[float, float, int]]:
@@ -126,13 +165,15 @@ def missing_queries(n_queries: int | None, system: dict) -> int | None:
 def missing_notice(n_queries: int | None, named: list[tuple[str, int | None]]) -> str | None:
     """The line shown first: which system lacks results for how many queries, counted as 0."""
     parts = [
-        f"{name} has no results for {n} of the {n_queries} queries"
+        gettext("%(name)s has no results for %(n)s of the %(total)s queries.")
+        % {"name": name, "n": n, "total": n_queries}
         for name, n in named
         if n  # None (unknown) or 0: nothing to say
     ]
     if not parts:
         return None
-    return "; ".join(parts) + ". They count as 0 (a query left out would hide exactly that loss)."
+    tail = gettext("They count as 0 (a query left out would hide exactly that loss).")
+    return " ".join([*parts, tail])
 
 
 def _name(system: dict) -> str:
@@ -172,6 +213,47 @@ def default_pair(
     return base, (not_production or others or [None])[0]
 
 
+def _pair(
+    systems: list[dict], a: str | None, b: str | None, production: set[str] | None,
+    declared: tuple[int, int] | None,
+) -> tuple[dict | None, dict | None, str]:  # fmt: skip
+    """The systems A and B chosen (or defaulted), or why not."""
+    if len(systems) < 2:
+        return None, None, gettext("A comparison needs two systems; this campaign has fewer runs.")
+    base, cand = default_pair(systems, production=production or set(), declared=declared)
+    sys_a, sys_b = _pick(systems, a, base), _pick(systems, b, cand)
+    if b in (None, "") and sys_a is not None and sys_b is not None and sys_a is sys_b:
+        sys_b = next(s for s in systems if s is not sys_a)  # A chosen, B left to default
+    if sys_a is None or sys_b is None:
+        return None, None, gettext("Choose systems A and B among the campaign's runs.")
+    if sys_a["run_id"] == sys_b["run_id"]:
+        return None, None, gettext("Choose two different systems.")
+    return sys_a, sys_b, ""
+
+
+def _family(va: dict, vb: dict, labels: dict[str, str], measure: str) -> list[FamilyRow]:
+    """Every quality measure's paired t-test, raw and Holm-adjusted (judged@k left out)."""
+    tests = []
+    for key in (k for k in labels if not k.startswith("judged_")):
+        fa, fb = np.asarray(va[key]), np.asarray(vb[key])
+        _, p_t, _, _ = paired_t_test(fa, fb)
+        tests.append((key, float(np.mean(fb - fa)), p_t))
+    adjusted = holm(np.array([t[2] for t in tests]))
+    return [
+        FamilyRow(key, labels[key], diff, p_t, float(adjusted[i]), key == measure)
+        for i, (key, diff, p_t) in enumerate(tests)
+    ]
+
+
+def _histogram(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bins symmetric around 0 over the largest change (edges, counts)."""
+    reach = float(np.max(np.abs(d))) if d.size else 0.0
+    reach = reach if reach > 0 else 0.05
+    edges = np.linspace(-reach, reach, BINS + 1)
+    counts, _ = np.histogram(d, bins=edges)
+    return edges, counts
+
+
 def comparison_report(
     *,
     summary: dict,
@@ -181,72 +263,51 @@ def comparison_report(
     measure: str | None,
     production: set[str] | None = None,
     declared: tuple[int, int] | None = None,
+    confidence: float = 0.95,
 ) -> tuple[ComparisonReport | None, str]:
     """(report, "") or (None, why not) for the runs `a` (baseline) and `b` (candidate), given as
     run ids (default: `default_pair` from the production system and the declared comparison),
     on `measure` (an engine output name of the table; default NDCG@k)."""
-    systems = summary["systems"]
-    if len(systems) < 2:
-        return None, "A comparison needs two systems; this campaign has fewer runs."
-    base, cand = default_pair(systems, production=production or set(), declared=declared)
-    sys_a, sys_b = _pick(systems, a, base), _pick(systems, b, cand)
-    if b in (None, "") and sys_a is not None and sys_b is not None and sys_a is sys_b:
-        sys_b = next(s for s in systems if s is not sys_a)  # A chosen, B left to default
-    if sys_a is None or sys_b is None:
-        return None, "Choose systems A and B among the campaign's runs."
-    if sys_a["run_id"] == sys_b["run_id"]:
-        return None, "Choose two different systems."
+    sys_a, sys_b, why = _pair(summary["systems"], a, b, production, declared)
+    if why:
+        return None, why
     labels = {m["key"]: m["label"] for m in summary["measures"]}
     measure = measure or summary["measures"][0]["key"]
     if measure not in labels:
-        return None, f"Unknown measure {measure!r}: choose one of {', '.join(labels.values())}."
+        return None, gettext("Unknown measure %(measure)s: choose one of %(labels)s.") % {
+            "measure": repr(measure),
+            "labels": ", ".join(labels.values()),
+        }
     qids = per_query["qids"]
     if len(qids) < 2:
-        return None, "A comparison needs at least two queries."
+        return None, gettext("A comparison needs at least two queries.")
     va = per_query["runs"][str(sys_a["run_id"])]
     vb = per_query["runs"][str(sys_b["run_id"])]
     x, y = np.asarray(va[measure]), np.asarray(vb[measure])
-    result = compare_runs(x, y, query_ids=np.array(qids), seed=COMPARE_SEED, top=TOP)
-
-    family_keys = [k for k in labels if not k.startswith("judged_")]
-    tests = []
-    for key in family_keys:
-        fa, fb = np.asarray(va[key]), np.asarray(vb[key])
-        _, p_t, _, _ = paired_t_test(fa, fb)
-        tests.append((key, float(np.mean(fb - fa)), p_t))
-    adjusted = holm(np.array([t[2] for t in tests]))
-    family = [
-        FamilyRow(key, labels[key], diff, p_t, float(adjusted[i]), key == measure)
-        for i, (key, diff, p_t) in enumerate(tests)
-    ]
-
+    result = compare_runs(
+        x, y, query_ids=np.array(qids), seed=COMPARE_SEED, top=TOP, confidence=confidence
+    )
     d = y - x
-    reach = float(np.max(np.abs(d))) if d.size else 0.0
-    reach = reach if reach > 0 else 0.05
-    edges = np.linspace(-reach, reach, BINS + 1)
-    counts, _ = np.histogram(d, bins=edges)
+    edges, counts = _histogram(d)
     order = np.lexsort((np.array(qids), -d))
-    differences = [(qids[i], float(x[i]), float(y[i]), float(d[i])) for i in order]
     n_queries = summary.get("n_queries")
     miss_a, miss_b = missing_queries(n_queries, sys_a), missing_queries(n_queries, sys_b)
     notice = missing_notice(n_queries, [(f"A ({_name(sys_a)})", miss_a),
                                         (f"B ({_name(sys_b)})", miss_b)])  # fmt: skip
-    return (
-        ComparisonReport(
-            a=sys_a,
-            b=sys_b,
-            a_name=_name(sys_a),
-            b_name=_name(sys_b),
-            measure=measure,
-            measure_label=labels[measure],
-            result=result,
-            family=family,
-            edges=edges,
-            counts=counts,
-            differences=differences,
-            missing_a=miss_a,
-            missing_b=miss_b,
-            notice=notice,
-        ),
-        "",
+    report = ComparisonReport(
+        a=sys_a,
+        b=sys_b,
+        a_name=_name(sys_a),
+        b_name=_name(sys_b),
+        measure=measure,
+        measure_label=labels[measure],
+        result=result,
+        family=_family(va, vb, labels, measure),
+        edges=edges,
+        counts=counts,
+        differences=[(qids[i], float(x[i]), float(y[i]), float(d[i])) for i in order],
+        missing_a=miss_a,
+        missing_b=miss_b,
+        notice=notice,
     )
+    return report, ""

@@ -12,13 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from django.utils.translation import gettext as _
 
 from annotate.models import Comparison
 from metrics.core.stats import betting_confidence_sequence
+from metrics.decide.graded_launch import GradedDecision, graded_decision
 from metrics.decide.gsb import SxsReport
 from metrics.decide.launch import LaunchDecision, LaunchState, launch_decision
 from metrics.decide.ndcg import ComparisonReport
 from metrics.decide.ndcg import comparison_report as graded_report
+from metrics.decide.plan import graded_settings, primary_key
 from metrics.reports.forms import ScoresForm
 from metrics.services.snapshots import scores_snapshot
 
@@ -44,18 +47,27 @@ class LaunchReview:
     disagreements: list[Disagreement]
     judged: tuple[float, float] | None  # mean judged@k of A and B over the queries
     graded_sequence: tuple[float, float] | None = None  # always-valid range of the mean B − A
+    # The decision on the graded measure when the plan makes it primary (then GSB is
+    # exploratory); None when GSB is primary.
+    primary_graded: GradedDecision | None = None
+    # The comparison's queries with no judgment at all (the graded measures leave them out).
+    unjudged: int = 0
 
 
 def _graded(
     comparison: Comparison, query_ids: set[str]
-) -> tuple[ComparisonReport | None, str, tuple[float, float] | None]:
+) -> tuple[ComparisonReport | None, str, tuple[float, float] | None, int]:
     """The graded comparison of the comparison's two runs restricted to its queries, why not,
-    and the mean judged@k of A and B there (coverage)."""
+    the mean judged@k of A and B there, and how many of its queries have no judged document
+    in either top k (coverage)."""
     form = ScoresForm({"k": comparison.depth}, campaign=comparison.campaign)
     if not form.is_valid():  # the campaign's own defaults: only fails on a broken campaign
-        return None, "The campaign's score settings are not valid.", None
+        return None, _("The campaign's score settings are not valid."), None, 0
     fresh = scores_snapshot(
-        campaign=comparison.campaign, settings=form.settings, rule=form.rule, light=False
+        campaign=comparison.campaign,
+        settings=graded_settings(comparison),  # the plan's k, gain, discount and ideal
+        rule=form.rule,
+        light=False,
     )
     per_query = fresh.snapshot.per_query
     keep = [i for i, q in enumerate(per_query.get("qids", [])) if q in query_ids]
@@ -63,7 +75,7 @@ def _graded(
     for run_id in (comparison.baseline_id, comparison.candidate_id):
         values = per_query.get("runs", {}).get(str(run_id))
         if values is None:
-            return None, "The scores do not include both runs yet.", None
+            return None, _("The scores do not include both runs yet."), None, 0
         runs[str(run_id)] = {k: [v[i] for i in keep] for k, v in values.items()}
     filtered = {"qids": [per_query["qids"][i] for i in keep], "runs": runs}
     summary = {**fresh.summary, "n_queries": len(keep)}
@@ -72,16 +84,16 @@ def _graded(
         per_query=filtered,
         a=str(comparison.baseline_id),
         b=str(comparison.candidate_id),
-        measure=None,
+        measure=primary_key(comparison),  # None: NDCG@k, shown beside a GSB primary
+        confidence=comparison.confidence,
     )
     judged_key = next((k for k in runs[str(comparison.baseline_id)] if k.startswith("judged_")), "")
-    judged = None
+    judged, unjudged = None, len(query_ids) - len(keep)
     if judged_key and keep:
-        judged = tuple(  # type: ignore[assignment]
-            sum(runs[str(r)][judged_key]) / len(keep)
-            for r in (comparison.baseline_id, comparison.candidate_id)
-        )
-    return report, error, judged
+        pair = [runs[str(r)][judged_key] for r in (comparison.baseline_id, comparison.candidate_id)]
+        judged = tuple(sum(values) / len(keep) for values in pair)  # type: ignore[assignment]
+        unjudged += sum(a == 0 and b == 0 for a, b in zip(*pair, strict=True))
+    return report, error, judged, unjudged
 
 
 def _direction(low: float, high: float, point: float) -> tuple[int, bool]:
@@ -90,36 +102,91 @@ def _direction(low: float, high: float, point: float) -> tuple[int, bool]:
     return sign, low > 0 or high < 0
 
 
+def _favours(sign: int, candidate: str, baseline: str) -> str:
+    """The sentence for the side a sign favours: each side has its own whole sentence."""
+    return candidate if sign > 0 else baseline
+
+
+def _gsb_interval(launch: LaunchDecision) -> tuple[float, float]:
+    """The GSB interval the launch decision stands on: the sequence's while it collects or
+    when it decided, otherwise the fixed-sample one."""
+    if launch.state == LaunchState.COLLECTING or launch.path == "sequence":
+        return launch.sequence_low, launch.sequence_high
+    return launch.fixed_low, launch.fixed_high
+
+
 def agreement_words(launch: LaunchDecision, graded: ComparisonReport) -> tuple[str, str]:
-    label = graded.measure_label
-    g_low, g_high = (
-        (launch.sequence_low, launch.sequence_high)
-        if launch.state == LaunchState.COLLECTING or launch.path == "sequence"
-        else (launch.fixed_low, launch.fixed_high)
-    )
-    gsb_sign, gsb_clear = _direction(g_low, g_high, launch.gsb)
+    """(case, sentence): whether GSB and the graded measure agree, and the words saying so.
+
+    The case is "disagree", "agree", "gsb_only", "graded_only" or "neither".
+    """
+    gsb_sign, gsb_clear = _direction(*_gsb_interval(launch), launch.gsb)
     low, high = graded.ci_t
     m_sign, m_clear = _direction(low, high, graded.result.diff)
-    side = {1: "the candidate", -1: "the baseline", 0: "neither"}
+    values = {
+        "measure": graded.measure_label,
+        "gsb": f"{launch.gsb:+.3f}",
+        "diff": f"{graded.result.diff:+.4f}",
+        "low": f"{low:+.4f}",
+        "high": f"{high:+.4f}",
+    }
     if gsb_sign * m_sign < 0:
-        return "disagree", (
-            f"GSB and {label} point different ways: side by side the raters preferred "
-            f"{side[gsb_sign]} (GSB {launch.gsb:+.3f}), but by their labels {label} favours "
-            f"{side[m_sign]} ({graded.result.diff:+.4f}). Read the queries below before deciding."
-        )
+        return "disagree", _case_words("disagree", gsb_sign) % values
     if gsb_clear and m_clear:
-        return "agree", f"GSB and {label} agree: both clearly favour {side[gsb_sign]}."
+        return "agree", _case_words("agree", gsb_sign) % values
     if gsb_clear:
-        return "gsb_only", (
-            f"GSB clearly favours {side[gsb_sign]}; {label} leans the same way but does not "
-            f"confirm it (its interval [{low:+.4f}, {high:+.4f}] includes 0)."
-        )
+        return "gsb_only", _case_words("gsb_only", gsb_sign) % values
     if m_clear:
-        return "graded_only", (
-            f"{label} clearly favours {side[m_sign]}; GSB leans the same way or not at all and "
-            "does not confirm it yet."
+        return "graded_only", _case_words("graded_only", m_sign) % values
+    return "neither", _("Neither GSB nor %(measure)s shows a clear difference.") % values
+
+
+def _case_words(case: str, sign: int) -> str:
+    """The sentence of one case of :func:`agreement_words` for the side ``sign`` favours, its
+    %(...)s still to fill. Each side has its own whole sentence, for the translators."""
+    if case == "disagree":
+        return _favours(
+            sign,
+            _(
+                "GSB and %(measure)s point different ways: side by side the raters preferred "
+                "the candidate (GSB %(gsb)s), but by their labels %(measure)s favours the "
+                "baseline (%(diff)s). Read the queries below before deciding."
+            ),
+            _(
+                "GSB and %(measure)s point different ways: side by side the raters preferred "
+                "the baseline (GSB %(gsb)s), but by their labels %(measure)s favours the "
+                "candidate (%(diff)s). Read the queries below before deciding."
+            ),
         )
-    return "neither", f"Neither GSB nor {label} shows a clear difference."
+    if case == "agree":
+        return _favours(
+            sign,
+            _("GSB and %(measure)s agree: both clearly favour the candidate."),
+            _("GSB and %(measure)s agree: both clearly favour the baseline."),
+        )
+    if case == "gsb_only":
+        return _favours(
+            sign,
+            _(
+                "GSB clearly favours the candidate; %(measure)s leans the same way but does "
+                "not confirm it (its interval [%(low)s, %(high)s] includes 0)."
+            ),
+            _(
+                "GSB clearly favours the baseline; %(measure)s leans the same way but does "
+                "not confirm it (its interval [%(low)s, %(high)s] includes 0)."
+            ),
+        )
+    return _favours(
+        sign,
+        _(
+            "%(measure)s clearly favours the candidate; GSB leans the same way or not at "
+            "all and does not confirm it yet."
+        ),
+        _(
+            "%(measure)s clearly favours the baseline; GSB leans the same way or not at "
+            "all and does not confirm it yet."
+        ),
+    )
 
 
 def disagreeing_queries(report: SxsReport, graded: ComparisonReport) -> list[Disagreement]:
@@ -138,16 +205,21 @@ def disagreeing_queries(report: SxsReport, graded: ComparisonReport) -> list[Dis
 
 def launch_review(comparison: Comparison, report: SxsReport) -> LaunchReview:
     launch = launch_decision(comparison, report)
-    graded, error, judged = _graded(comparison, {row.external_id for row in report.rows})
+    graded, error, judged, unjudged = _graded(comparison, {row.external_id for row in report.rows})
     agreement, text, rows = "unknown", "", []
     if graded is not None and launch is not None:
         agreement, text = agreement_words(launch, graded)
         rows = disagreeing_queries(report, graded)
-    sequence = None
-    if graded is not None:
+    sequence, primary = None, None
+    if graded is not None and primary_key(comparison) is not None:
+        primary = graded_decision(comparison, graded)
+        sequence = primary.sequence
+    elif graded is not None:
         # Per-query differences of a measure in [0, 1] lie in [−1, 1]: the same betting
         # sequence applies (over queries in the order of their ids; labels have no completion
         # order that the snapshot keeps).
         d = np.clip([x for *_q, x in sorted(graded.differences)], -1, 1)
         sequence = betting_confidence_sequence(d, comparison.confidence).last
-    return LaunchReview(launch, graded, error, agreement, text, rows, judged, sequence)
+    return LaunchReview(
+        launch, graded, error, agreement, text, rows, judged, sequence, primary, unjudged
+    )

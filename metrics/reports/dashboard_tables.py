@@ -57,7 +57,7 @@ def disagreements_table(found: DisagreementList, rule: str) -> Table:
         (
             d.query_external_id,
             d.document_external_id,
-            "; ".join(f"{r}: {lab or 'cannot judge'}" for r, lab, _ in d.grades),
+            "; ".join(f"{g.rater}: {g.label or 'cannot judge'}" for g in d.grades),
             d.n,
             d.low,
             d.high,

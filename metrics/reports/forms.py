@@ -18,12 +18,12 @@ from metrics.services.scores import (
 
 # How the page names each value of the scores service's settings (the values are its own).
 SETTING_LABELS = {
-    "linear": "linear (g)",
-    "exponential": "exponential (2^g − 1)",
+    "linear": _("linear (g)"),
+    "exponential": _("exponential (2^g − 1)"),
     "log2": "1 / log2(i + 1)",
     "jarvelin": "Järvelin–Kekäläinen",
-    "judged": "every judged document",
-    "retrieved": "the retrieved list only",
+    "judged": _("every judged document"),
+    "retrieved": _("the retrieved list only"),
 }
 
 
@@ -61,7 +61,7 @@ class BasisForm(forms.Form):
         queryset=LabelSource.objects.none(),
         to_field_name="name",
         required=False,
-        empty_label="the raters' grades",
+        empty_label=_("the raters' grades"),
         label=_("Labels"),
     )
 
@@ -70,10 +70,10 @@ class BasisForm(forms.Form):
         super().__init__(_with_defaults(data, {**defaults, **self.extra_defaults()}))
         self.campaign = campaign
         self.fields["source"].queryset = campaign.label_sources.order_by("name")
-        self.fields["source"].error_messages["invalid_choice"] = (
+        self.fields["source"].error_messages["invalid_choice"] = _(
             "No such label source in this campaign."
         )
-        self.fields["aggregation"].error_messages["invalid_choice"] = (
+        self.fields["aggregation"].error_messages["invalid_choice"] = _(
             "Unknown aggregation rule %(value)s: use mean, median or majority."
         )
 
@@ -93,8 +93,8 @@ class ScoresForm(BasisForm):
     """The labels and the measure settings of the system scores."""
 
     k = forms.IntegerField(min_value=1, max_value=MAX_K, label="k")
-    gain = SettingField("gain")
-    discount = SettingField("discount")
+    gain = SettingField("gain", label=_("Gain"))
+    discount = SettingField("discount", label=_("Discount"))
     ideal = SettingField("ideal", label=_("Ideal ranking from"))
 
     def extra_defaults(self) -> dict:
@@ -115,3 +115,20 @@ class AdjudicationForm(forms.Form):
     def __init__(self, *args, campaign: Campaign, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["label"].queryset = campaign.labels.order_by("position")
+
+
+class QualityRulesForm(forms.ModelForm):
+    """The campaign's thresholds of the automatic rules on raters' quality (#18)."""
+
+    class Meta:
+        model = Campaign
+        fields = [
+            "min_consistency",
+            "min_pairs",
+            "max_fast_share",
+            "fast_seconds",
+            "min_gold_answers",
+            "min_gold_within",
+            "min_gold_exact",
+            "min_sxs_gold",
+        ]

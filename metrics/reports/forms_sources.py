@@ -4,6 +4,8 @@ competitor's ranking, a behaviour log) and derivations (clicks, purchases)."""
 from __future__ import annotations
 
 from django import forms
+from django.utils.functional import lazy
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotate.models import Aggregation, BehaviourLog, Campaign
@@ -11,17 +13,24 @@ from annotate.services.labels.bands import bands_text, default_bands, parse_band
 from annotate.services.labels.clicks import DEFAULT_MIN_EXPECTED_CLICKS, parse_thresholds
 from metrics.services.label_sources import DEFAULT_K, MAX_K
 
+
+def _min_clicks_help() -> str:
+    return gettext(
+        "Clicks: fewer expected clicks than this is too little data, no label (default %(n)s)."
+    ) % {"n": f"{DEFAULT_MIN_EXPECTED_CLICKS:g}"}
+
+
 MATCH_CHOICES = [
-    ("auto", "by URL when the value has a scheme, else by document id"),
-    ("id", "by document id"),
-    ("url", "by normalised URL"),
+    ("auto", _("by URL when the value has a scheme, else by document id")),
+    ("id", _("by document id")),
+    ("url", _("by normalised URL")),
 ]
 
 
 class SourcesSettingsForm(forms.Form):
     k = forms.IntegerField(min_value=1, max_value=MAX_K, required=False, label=_("Cut-off k"))
     aggregation = forms.ChoiceField(
-        choices=[("", "the campaign's rule"), *Aggregation.choices],
+        choices=[("", _("the campaign's rule")), *Aggregation.choices],
         required=False,
         label=_("Raters' aggregation"),
     )
@@ -78,8 +87,8 @@ class DeriveForm(forms.Form):
     log = forms.ModelChoiceField(queryset=BehaviourLog.objects.none())
     method = forms.ChoiceField(
         choices=[
-            ("clicks", "clicks over expected clicks (graded, position-based click model)"),
-            ("purchases", "purchases (bought: top grade, not bought: 0)"),
+            ("clicks", _("clicks over expected clicks (graded, position-based click model)")),
+            ("purchases", _("purchases (bought: top grade, not bought: 0)")),
         ]
     )
     name = forms.CharField(
@@ -88,8 +97,7 @@ class DeriveForm(forms.Form):
     min_expected_clicks = forms.FloatField(
         min_value=0,
         required=False,
-        help_text=f"Clicks: fewer expected clicks than this is too little data, no label "
-        f"(default {DEFAULT_MIN_EXPECTED_CLICKS:g}).",
+        help_text=lazy(_min_clicks_help, str)(),
     )
     min_impressions = forms.IntegerField(
         min_value=1,

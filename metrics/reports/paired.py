@@ -13,10 +13,11 @@ from dataclasses import dataclass
 
 import matplotlib
 import numpy as np
+from django.utils.translation import gettext as _
 
 from annotate.models import System
 from metrics.core.stats import paired_t_test
-from metrics.reports.charts import _RC, _figure, colour, svg
+from metrics.reports.charts import _figure, colour, rc, svg
 from metrics.reports.snapshot_charts import display_name
 
 __all__ = [
@@ -68,6 +69,8 @@ def paired_rows(
     """Each other system's mean paired difference from the baseline per measure, with the
     paired t-interval and p-value."""
     base = per_query["runs"][str(baseline["run_id"])]
+    if keys and len(base[keys[0]]) < 2:
+        return []  # a paired difference needs two queries or more (was a 500 with one)
     rows = []
     for index, system in enumerate(systems):
         if system["run_id"] == baseline["run_id"]:
@@ -89,7 +92,7 @@ def _finite(x) -> float | None:
 def paired_svg(*, title: str, labels: list[str], rows: list[PairedRow]) -> str:
     """One point per system and measure at its mean difference, whiskers for its interval,
     a line at 0 (the baseline)."""
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(rc()):
         fig = _figure(9, 3.4)
         ax = fig.add_subplot()
         x = np.arange(len(labels))
@@ -103,7 +106,7 @@ def paired_svg(*, title: str, labels: list[str], rows: list[PairedRow]) -> str:
                         color=colour(row.index), capsize=3, lw=1.2, label=row.name)  # fmt: skip
         ax.axhline(0, color="#333", lw=1)
         ax.set_xticks(x, labels)
-        ax.set_ylabel("mean difference from the baseline")
+        ax.set_ylabel(_("mean difference from the baseline"))
         ax.set_title(title, loc="left", fontsize=11)
         ax.grid(axis="y", alpha=0.3)
         if rows:
@@ -125,7 +128,9 @@ def paired_context(
         return {"baseline": baseline, "paired": []}
     rows = paired_rows(systems, per_query, baseline, keys, summary["confidence"])
     labels = [m["label"] for m in summary["measures"]]
-    title = f"Difference from the baseline {display_name(baseline)}, paired by query"
+    title = _("Difference from the baseline %(name)s, paired by query") % {
+        "name": display_name(baseline)
+    }
     return {
         "baseline": baseline,
         "baseline_name": display_name(baseline),

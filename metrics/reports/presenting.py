@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.timesince import timesince
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from annotate import safecsv
 from annotate.models import Campaign
@@ -27,7 +27,22 @@ _RULE_NOTES_SHOWN = {
         "median of the raters' grades; an even count takes the mean of the two middle grades"
     ),
     "majority": gettext_lazy("most frequent grade; a tie goes to the lower grade"),
+    "dawid_skene": gettext_lazy(
+        "most probable grade under Dawid-Skene: each rater weighted by their estimated "
+        "confusion matrix"
+    ),
 }
+
+
+def rule_name(rule: str | None) -> str:
+    """An aggregation rule's name as a page says it ("the raters' grades aggregated by
+    mean"); an unknown or missing rule is named as stored."""
+    return {
+        "mean": pgettext("aggregation rule", "mean"),
+        "median": pgettext("aggregation rule", "median"),
+        "majority": pgettext("aggregation rule", "majority"),
+        "dawid_skene": pgettext("aggregation rule", "Dawid–Skene"),
+    }.get(rule or "", rule or "")
 
 
 def basis_text(*, rule: str, source: str | None, adjudicated: int = 0) -> str:
@@ -37,19 +52,29 @@ def basis_text(*, rule: str, source: str | None, adjudicated: int = 0) -> str:
             "source": source
         }
     note = _RULE_NOTES_SHOWN.get(rule)
-    text = _(
-        "Labels: the raters' grades aggregated by %(rule)s (%(note)s; can't-judge answers left out)"
-    ) % {
-        "rule": rule,
+    values = {
+        "rule": rule_name(rule),
         "note": note if note is not None else RULE_NOTES.get(rule, rule),
+        "n": adjudicated,
     }
-    if adjudicated:
-        text += ngettext(
-            "; %(n)s pair settled by a manager's adjudication, which wins",
-            "; %(n)s pairs settled by a manager's adjudication, which wins",
-            adjudicated,
-        ) % {"n": adjudicated}
-    return text + _(".")
+    if adjudicated:  # one whole sentence either way, so a translation can reorder it
+        return (
+            ngettext(
+                "Labels: the raters' grades aggregated by %(rule)s (%(note)s; can't-judge answers "
+                "left out); %(n)s pair settled by a manager's adjudication, which wins.",
+                "Labels: the raters' grades aggregated by %(rule)s (%(note)s; can't-judge answers "
+                "left out); %(n)s pairs settled by a manager's adjudication, which wins.",
+                adjudicated,
+            )
+            % values
+        )
+    return (
+        _(
+            "Labels: the raters' grades aggregated by %(rule)s (%(note)s; can't-judge answers left "
+            "out)."
+        )
+        % values
+    )
 
 
 def age_text(fresh: Fresh, *, now: datetime | None = None) -> str:

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from metrics.reports.views import dashboard, scores, sources
+from metrics.reports.views import dashboard, raters, scores, sources
 
 app_name = "metrics"
 
@@ -14,6 +14,13 @@ urlpatterns = [
         "<slug:slug>/disagreements/<int:item_id>/adjudicate/",
         dashboard.adjudicate,
         name="adjudicate",
+    ),
+    path("<slug:slug>/raters/", raters.raters, name="raters"),
+    path("<slug:slug>/raters/rules/", raters.rules, name="raters_rules"),
+    path(
+        "<slug:slug>/raters/<int:user_id>/<str:action>/",
+        raters.rater_action,
+        name="rater_action",
     ),
     path("<slug:slug>/systems/", scores.systems, name="systems"),
     path("<slug:slug>/compare/", scores.compare, name="compare"),

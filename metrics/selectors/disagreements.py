@@ -14,7 +14,10 @@ from datetime import datetime
 import polars as pl
 
 from annotate.models import Adjudication, Campaign, Grade, PoolItem
-from metrics.core.aggregate import aggregate
+from annotate.selectors.confusion import campaign_fit
+from annotate.selectors.real import real_grades
+from metrics.core.aggregate import DAWID_SKENE, aggregate
+from metrics.selectors.drilldown import Judgement
 from metrics.services.agreement import grade_frame
 
 PAGE = 100
@@ -26,14 +29,17 @@ class Disagreement:
     query_id: int
     query_external_id: str
     query_text: str
+    query_intent: str
     document_external_id: str
     document_title: str
     document_url: str
+    document_snippet: str
     n: int
     low: float
     high: float
     aggregate: float  # the raters' aggregate by the rule (what the qrels have without a ruling)
-    grades: list[tuple[str, str | None, float | None]] = field(default_factory=list)
+    # Each rater's grade with their comment (a can't-judge's reason is its comment).
+    grades: list[Judgement] = field(default_factory=list)
     ruling: str | None = None  # the adjudicated label's name
     ruling_grade: float | None = None
     ruling_by: str | None = None
@@ -82,9 +88,14 @@ def disagreements(
     )
     if limit is not None:
         spread = spread.head(limit)
-    chosen = grades.filter(pl.col("item").is_in(spread["item"].implode()))
-    items, values, _ = aggregate(chosen["item"].to_numpy(), chosen["grade"].to_numpy(), rule)
-    aggregates = dict(zip(items.tolist(), values.tolist(), strict=True))
+    if rule == DAWID_SKENE:
+        # Weighed by the whole campaign: the campaign's one fit, as the qrels.
+        fitted = campaign_fit(campaign).by_item
+        aggregates = {item: fitted[item] for item in spread["item"].to_list()}
+    else:
+        chosen = grades.filter(pl.col("item").is_in(spread["item"].implode()))
+        items, values, _ = aggregate(chosen["item"].to_numpy(), chosen["grade"].to_numpy(), rule)
+        aggregates = dict(zip(items.tolist(), values.tolist(), strict=True))
     rows = _details(spread, aggregates, campaign=campaign, many=limit is None)
     return DisagreementList(rows=rows, total=total, open=open_count, rule=rule)
 
@@ -104,27 +115,33 @@ def _details(
             "query_id",
             "query__external_id",
             "query__text",
+            "query__description",
             "document__external_id",
             "document__title",
             "document__url",
+            "document__snippet",
         )
     }
     rows = {}
     for item, n, low, high in spread.select("item", "n", "low", "high").iter_rows():
-        _, qid, qext, qtext, dext, title, url = info[item]
+        _, qid, qext, qtext, intent, dext, title, url, snippet = info[item]
         rows[item] = Disagreement(
-            item, qid, qext, qtext, dext, title, url, n, low, high, aggregates[item]
-        )
-    grades = (
+            item, qid, qext, qtext, intent, dext, title, url, snippet, n, low, high,
+            aggregates[item],
+        )  # fmt: skip
+    # The grades the figures were made of (real_grades), can't-judge answers with their reasons
+    # besides: an excluded rater's grade listed here would look as if it counted.
+    grades = real_grades(
         Grade.objects.filter(pool_item__campaign=campaign)
         if many
-        else Grade.objects.filter(pool_item_id__in=ids)
+        else Grade.objects.filter(pool_item_id__in=ids),
+        campaign,
     )
-    for item, rater, label, grade in grades.order_by("rater__username").values_list(
-        "pool_item_id", "rater__username", "label__name", "label__grade"
+    for item, rater, label, grade, comment in grades.order_by("rater__username").values_list(
+        "pool_item_id", "rater__username", "label__name", "label__grade", "comment"
     ):
         if item in rows:
-            rows[item].grades.append((rater, label, grade))
+            rows[item].grades.append(Judgement(rater, label, grade, comment))
     rulings = Adjudication.objects.filter(pool_item__campaign=campaign)
     if not many:
         rulings = rulings.filter(pool_item_id__in=ids)

@@ -13,9 +13,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from annotate.models import Adjudication, Campaign, Grade, LabelSource, Query, RunEntry, SourceLabel
+from annotate.models import (
+    Adjudication,
+    Campaign,
+    Grade,
+    LabelSource,
+    PoolItem,
+    Query,
+    RunEntry,
+    SourceLabel,
+)
 from annotate.ranking import byte_order_keys, ranking_permutation
-from metrics.core.aggregate import aggregate
+from annotate.selectors.confusion import campaign_fit
+from annotate.selectors.real import real_grades
+from metrics.core.aggregate import DAWID_SKENE, aggregate
 
 
 @dataclass
@@ -121,6 +132,18 @@ def _top(entries: list[tuple], k: int, documents: dict[int, DocumentRow]) -> lis
     return rows
 
 
+def _attach_fitted_labels(
+    query: Query, graded: set[int], documents: dict[int, DocumentRow]
+) -> None:
+    """Dawid–Skene weighs each rater by the whole campaign: the labels are the campaign's one
+    fit (campaign_fit, as the qrels), looked up for this query's graded pairs."""
+    fitted = campaign_fit(query.campaign).by_item
+    items = PoolItem.objects.filter(query=query, document_id__in=graded).order_by()
+    for doc_id, item in items.values_list("document_id", "pk"):
+        if item in fitted:
+            documents[doc_id].label = fitted[item]
+
+
 def _attach_labels(
     *,
     query: Query,
@@ -130,8 +153,9 @@ def _attach_labels(
 ) -> None:
     """Every rater's grade of the query's pairs, and the label the metrics used. Judged pairs
     no run retrieved are added too (they shape the ideal ranking)."""
+    # Only the grades that count (no excluded rater's, no answer to gold), as in the qrels.
     grades = (
-        Grade.objects.filter(pool_item__query=query)
+        real_grades(Grade.objects.filter(pool_item__query=query), query.campaign_id)
         .order_by("rater__username")
         .values_list(
             "pool_item__document_id",
@@ -158,9 +182,12 @@ def _attach_labels(
         for doc_id, ext, title, url, grade in labels:
             documents.setdefault(doc_id, DocumentRow(doc_id, ext, title, url)).label = grade
         return
-    docs, values, _ = aggregate(np.array(item_doc, dtype=np.int64), np.array(item_grade), rule)
-    for doc_id, value in zip(docs.tolist(), values.tolist(), strict=True):
-        documents[doc_id].label = value
+    if rule == DAWID_SKENE:
+        _attach_fitted_labels(query, set(item_doc), documents)
+    else:
+        docs, values, _ = aggregate(np.array(item_doc, dtype=np.int64), np.array(item_grade), rule)
+        for doc_id, value in zip(docs.tolist(), values.tolist(), strict=True):
+            documents[doc_id].label = value
     rulings = Adjudication.objects.filter(pool_item__query=query).values_list(
         "pool_item__document_id",
         "pool_item__document__external_id",

@@ -25,6 +25,7 @@ import polars as pl
 from django.contrib.auth import get_user_model
 
 from annotate.models import Campaign, Grade, Label
+from annotate.selectors.real import real_grades
 from metrics.adapters.columns import fetch_frame
 from metrics.core.stats import (
     cohen_kappa,
@@ -43,7 +44,9 @@ MIN_SHARED = 2  # items two raters must share for their kappa
 def grade_frame(*, campaign: Campaign) -> pl.DataFrame:
     """(item, rater, grade) of every counted grade of the campaign."""
     return fetch_frame(
-        Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False).order_by(),
+        real_grades(
+            Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False), campaign
+        ).order_by(),
         {"pool_item_id": pl.Int64, "rater_id": pl.Int64, "label__grade": pl.Float64},
     ).rename({"pool_item_id": "item", "rater_id": "rater", "label__grade": "grade"})
 

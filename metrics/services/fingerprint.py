@@ -20,7 +20,7 @@ Each is one small query, so checking a snapshot costs milliseconds at any size.
 
 from __future__ import annotations
 
-from django.db.models import Count, Max, OuterRef, Subquery, Sum
+from django.db.models import Count, Max, OuterRef, Q, Subquery, Sum
 
 from annotate.models import (
     Adjudication,
@@ -36,6 +36,7 @@ from annotate.models import (
     Skip,
     SourceLabel,
 )
+from annotate.selectors.real import excluded_raters
 
 
 def _stamp(value) -> str | None:
@@ -48,9 +49,21 @@ def _count_max(queryset, field: str) -> list:
     return [row["n"], _stamp(value) if hasattr(value, "isoformat") else value]
 
 
+def _grades_stamp(campaign: Campaign) -> list:
+    """Count and latest change of the campaign's grades, and how many of them are by excluded
+    raters (#18): excluding or including a rater changes every figure built on the grades. One
+    query, as before the exclusions."""
+    row = Grade.objects.filter(pool_item__campaign=campaign).aggregate(
+        n=Count("pk"),
+        m=Max("changed_at"),
+        x=Count("pk", filter=Q(rater_id__in=excluded_raters(campaign))),
+    )
+    return [row["n"], _stamp(row["m"]), row["x"]]
+
+
 def grades_fingerprint(*, campaign: Campaign) -> dict:
     return {
-        "grades": _count_max(Grade.objects.filter(pool_item__campaign=campaign), "changed_at"),
+        "grades": _grades_stamp(campaign),
         "labels": [
             [pk, grade]
             for pk, grade in Label.objects.filter(campaign=campaign)

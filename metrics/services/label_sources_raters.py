@@ -20,6 +20,7 @@ import numpy as np
 from django.contrib.auth import get_user_model
 
 from annotate.models import Campaign, Grade
+from annotate.selectors.real import real_grades
 from metrics.core.stats import krippendorff_alpha
 from metrics.services.label_sources import Agreement, agreement, round_half_up
 
@@ -60,7 +61,7 @@ class Flip:
 def rater_labels(campaign: Campaign) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """ "rater:<username>" -> (packed pair keys sorted, whole grades), as ``labelled`` gives."""
     rows = np.array(
-        Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False)
+        real_grades(Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False), campaign)
         .values_list("rater_id", "pool_item__query_id", "pool_item__document_id", "label__grade")
         .order_by(),
         dtype=np.float64,

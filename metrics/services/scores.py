@@ -20,7 +20,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from django.utils.translation import gettext as _
+from scipy.special import stdtrit
 
 from metrics.adapters.campaign import CampaignQrels, CampaignRun
 from metrics.core import Result, evaluate
@@ -97,16 +98,24 @@ class MeasureSettings:
         return [f"ndcg_cut.1-{k}", "map", f"P.{k}", "recip_rank", f"err_cut.{k}", f"judged.{k}"]
 
     def describe(self) -> str:
-        gain = "linear gain" if self.gain == "linear" else "exponential gain (2^g − 1)"
+        """The settings in words, in the reader's language."""
+        gain = _("linear gain") if self.gain == "linear" else _("exponential gain (2^g − 1)")
         discount = (
-            "discount log2(i + 1)" if self.discount == "log2" else "Järvelin–Kekäläinen discount"
+            _("discount log2(i + 1)")
+            if self.discount == "log2"
+            else _("Järvelin–Kekäläinen discount")
         )
         ideal = (
-            "ideal from every judged document"
+            _("ideal from every judged document")
             if self.ideal == "judged"
-            else "ideal from the retrieved list only"
+            else _("ideal from the retrieved list only")
         )
-        return f"k = {self.k}, {gain}, {discount}, {ideal}"
+        return _("k = %(k)s, %(gain)s, %(discount)s, %(ideal)s") % {
+            "k": self.k,
+            "gain": gain,
+            "discount": discount,
+            "ideal": ideal,
+        }
 
 
 def t_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float] | None:
@@ -119,7 +128,8 @@ def t_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[floa
         return None
     mean = float(values.mean())
     sd = float(values.std(ddof=1))
-    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
+    # stdtrit is what scipy.stats.t.ppf computes, without importing scipy.stats (seconds).
+    half = float(stdtrit(n - 1, 0.5 + confidence / 2)) * sd / math.sqrt(n)
     return max(0.0, mean - half), min(1.0, mean + half)
 
 

@@ -21,7 +21,6 @@ from annotate.models import Campaign, LabelSource
 from annotate.services.aggregation import SOURCE_RULE
 from metrics.adapters.campaign import campaign_qrels, iter_campaign_runs, vocabulary
 from metrics.models import EvaluationSnapshot, SnapshotKind
-from metrics.reports.snapshot_charts import dashboard_charts, scores_charts
 from metrics.selectors.progress import progress_compute
 from metrics.services.agreement import agreement_compute
 from metrics.services.fingerprint import (
@@ -83,7 +82,7 @@ def _fresh(
     compute: Callable[[], tuple[dict, dict]],
     force: bool,
     light: bool,
-    draw: Callable[[dict], dict[str, str]] | None = None,
+    draw: Callable[[dict], dict[str, dict[str, str]]] | None = None,
 ) -> Fresh:
     stored = EvaluationSnapshot.objects.filter(**lookup)
     if light:
@@ -97,7 +96,7 @@ def _fresh(
     values = {
         "summary": summary,
         "per_query": per_query,
-        "charts": draw(summary) if draw else {},
+        "charts": draw(summary) if draw else {},  # in every language
         "fingerprint": fingerprint,
         "computed_at": timezone.now(),
         "seconds": time.perf_counter() - started,
@@ -146,7 +145,7 @@ def scores_snapshot(
         ),
         fingerprint=scores_fingerprint(campaign=campaign, source=source),
         compute=compute,
-        draw=scores_charts,
+        draw=_scores_charts,
         force=force,
         light=light,
     )
@@ -178,7 +177,7 @@ def progress_snapshot(
         lookup=_lookup(campaign=campaign, kind=SnapshotKind.PROGRESS, source=None, rule="", key=""),
         fingerprint=progress_fingerprint(campaign=campaign, grades=grades),
         compute=lambda: (progress_compute(campaign=campaign), {}),
-        draw=lambda progress: dashboard_charts(progress=progress, agreement=agreement),
+        draw=lambda progress: _dashboard_charts(progress=progress, agreement=agreement),
         force=force,
         light=False,
     )
@@ -220,3 +219,17 @@ def snapshots_recompute(*, campaign: Campaign, force: bool = False) -> list[tupl
         what = f"scores ({f'source {source.name}' if source else rule}; {key})"
         done.append((what, fresh))
     return done
+
+
+# The charts module imports matplotlib (a second of start-up and 50 MB): imported when a
+# snapshot is drawn, not by every process that imports this service (job workers, commands).
+def _scores_charts(summary: dict) -> dict[str, dict[str, str]]:
+    from metrics.reports.snapshot_charts import scores_charts
+
+    return scores_charts(summary)
+
+
+def _dashboard_charts(*, progress: dict, agreement: dict) -> dict[str, dict[str, str]]:
+    from metrics.reports.snapshot_charts import dashboard_charts
+
+    return dashboard_charts(progress=progress, agreement=agreement)

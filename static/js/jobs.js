@@ -23,9 +23,10 @@
       const cell = row.querySelector('[data-field="' + name + '"]');
       if (cell) cell.textContent = text;
     };
-    set("state", job.state + (job.cancel_requested && !job.finished ? " (stopping)" : ""));
-    set("count", number.format(job.done) + " / " + number.format(job.total) + " " + job.unit);
-    set("rate", job.rate ? number.format(job.rate) + " " + job.unit + "/s" : "");
+    const stopping = job.cancel_requested && !job.finished;
+    set("state", stopping ? interpolate(gettext("%(state)s (stopping)"), { state: job.state_label }) : job.state_label);
+    set("count", number.format(job.done) + " / " + number.format(job.total) + " " + job.unit_label);
+    set("rate", job.rate ? interpolate(gettext("%(n)s %(unit)s/s"), { n: number.format(job.rate), unit: job.unit_label }) : "");
     set("left", left(job.seconds_left));
     const warnings = job.warnings && job.warnings.length ? " " + job.warnings.join(" ") : "";
     set("outcome", job.error || (job.outcome ? job.outcome + warnings : ""));
@@ -54,7 +55,14 @@
     } catch (error) {
       // A failed poll (server restarting) is retried at the next tick.
     }
-    window.setTimeout(poll, 1000);
+    window.setTimeout(poll, busy() ? 500 : 2000);
   }
-  window.setTimeout(poll, 1000);
+
+  // While a job waits or runs, twice a second: a fast import reads its lines in a few seconds,
+  // and its bar should be seen moving; otherwise every two seconds.
+  // (an unfinished job's row is the one with a cancel button).
+  function busy() {
+    return table.querySelector('[data-field="cancel"]') !== null;
+  }
+  window.setTimeout(poll, 500);
 })();

@@ -1,11 +1,16 @@
 /* The core both judging screens share (DESIGN.md section 6): graded judging (judge.js) and
  * side-by-side judging (sxs.js) each keep only their own rendering and key map, and hand
  * them to this file, which owns the rest:
- *  - the key dispatch: ? help, Backspace back, Esc return, then the screen's own keys, with
- *    a guard against double taps;
  *  - the queue on the client (the server leases ahead, so an answer shows the next item at
  *    once), the history of this session and going back to change an earlier answer;
- *  - sending through the outbox (judge-outbox.js, loaded first) and the progress meters.
+ *  - sending through the outbox (judge-outbox.js) and what its answers change.
+ * Its parts, each loaded before it in this order:
+ *  - judge-outbox.js, the outbox; judge-card.js, the document card;
+ *  - judge-keys.js, the key dispatch (? help, Backspace back, Esc return, then the screen's
+ *    own keys) with a guard against double taps;
+ *  - judge-tabs.js, one tab at a time; judge-clock.js, the time spent on each answer;
+ *  - judge-progress.js, the progress meters and the save status; judge-conflicts.js, an
+ *    answer stored first in another tab or device.
  * The pages work without JavaScript (every button posts a form); this re-renders the same
  * elements in place. No framework, no build step.
  */
@@ -16,94 +21,10 @@
   const gettext = window.gettext || ((text) => text);
   const interpolate = (format, values) => format.replace(/%\((\w+)\)s/g, (_, name) => String(values[name]));
 
-  const { request, createOutbox } = window.Judging;
-  const DOUBLE_TAP_MS = 150;
+  const { request, createOutbox, markPage, clampCheck, toggleLongText, clampable } = window.Judging;
+  const { keyName, isTyping, queueKeys, tabLock, answerClock, progressMeters, conflictPanel } = window.Judging;
   const HISTORY_LIMIT = 100;
-  // Seconds per answer (DESIGN.md section 6): from the moment the item is shown (not when it
-  // was prefetched) to the answer, leaving out the time the tab was hidden, at most ten
-  // minutes (the server caps it the same way).
-  const MAX_SECONDS = 600;
-  const TAB_BEAT_MS = 1000;
-  const TAB_STALE_MS = 3500;
-
-  function keyName(event) {
-    return event.key.length === 1 ? event.key.toLowerCase() : event.key;
-  }
-
-  function isTyping(target) {
-    if (!target) return false;
-    if (target.tagName === "INPUT") return !["radio", "checkbox", "button", "submit"].includes(target.type);
-    return target.isContentEditable || /^(TEXTAREA|SELECT)$/.test(target.tagName);
-  }
-
-  /* A double tap of one key must not answer the item that just appeared, unread. Any other
-   * key between the two presses (typing a reason, say) means it was no double tap. The time
-   * counts from the moment the first press was handled, that is from when the next item was
-   * on the page: on a loaded machine drawing it can take longer than the window itself, and
-   * a second press queued meanwhile would otherwise pass as a new one. */
-  function doubleTapGuard() {
-    let last = { key: "", at: 0 };
-    return {
-      saw(key) {
-        if (key !== last.key) last = { key: "", at: 0 };
-      },
-      allows(key) {
-        return !(key === last.key && performance.now() - last.at < DOUBLE_TAP_MS);
-      },
-      handled(key) {
-        last = { key, at: performance.now() };
-      },
-    };
-  }
-
-  /* One tab of this browser judges a queue at a time: the one judging writes a heartbeat
-   * under `key`; a tab opened beside it finds the heartbeat fresh and waits, offering to
-   * take over (claim). The tab that loses the queue is told at once (the storage event) and
-   * stops taking keys; its outbox still sends what it holds. */
-  function tabLock(key, onElsewhere) {
-    const id = Math.random().toString(36).slice(2);
-    let mine = false;
-    let timer = null;
-    const read = () => {
-      try {
-        return JSON.parse(window.localStorage.getItem(key) || "null");
-      } catch (error) {
-        return null;
-      }
-    };
-    const write = () => {
-      try {
-        window.localStorage.setItem(key, JSON.stringify({ id, at: Date.now() }));
-      } catch (error) {
-        /* private mode: every tab judges on its own */
-      }
-    };
-    const othersHold = () => {
-      const owner = read();
-      return Boolean(owner && owner.id !== id);
-    };
-    function lose() {
-      mine = false;
-      clearInterval(timer);
-      onElsewhere();
-    }
-    function claim() {
-      mine = true;
-      write();
-      clearInterval(timer);
-      timer = setInterval(() => (othersHold() ? lose() : write()), TAB_BEAT_MS);
-    }
-    window.addEventListener("storage", (event) => {
-      if (event.key === key && mine && othersHold()) lose();
-    });
-    window.addEventListener("pagehide", () => {
-      if (mine && !othersHold()) window.localStorage.removeItem(key);
-    });
-    const owner = read();
-    const elsewhere = Boolean(owner && owner.id !== id && Date.now() - owner.at < TAB_STALE_MS);
-    if (!elsewhere) claim();
-    return { elsewhere, claim };
-  }
+  const MAX_KNOWN = 500; // the server's limit on an answer's "known" list
 
   /* What both kinds of page have, in both modes: the notice line, the keys help and the
    * elements the shared partials render. */
@@ -116,6 +37,8 @@
       queryText: $("query-text"),
       queryDesc: $("query-desc"),
       queryDescText: $("query-desc-text"),
+      queryNew: $("query-new"),
+      queryCard: root.querySelector(".query-card"),
       back: $("back-button"),
       helpOpen: $("help-open"),
       help: $("help-dialog"),
@@ -149,6 +72,7 @@
     }
     el.helpOpen.hidden = false;
     el.helpOpen.addEventListener("click", toggleHelp);
+    clampable(root);
 
     /* The page for one earlier answer: keys press the form's buttons. keyAction(key) answers
      * {run} for the screen's own keys. */
@@ -164,6 +88,7 @@
         const back = el.back.getAttribute("href");
         const action = keyAction(key);
         if (key === "?") toggleHelp();
+        else if (key === ".") toggleLongText(root);
         else if ((key === "Backspace" || key === "Escape") && back) {
           event.preventDefault();
           window.location.assign(back);
@@ -172,6 +97,8 @@
           action.run();
         }
       });
+      markPage(root, el.queryText.textContent);
+      clampCheck(root);
       root.dataset.ready = "true";
     }
 
@@ -210,10 +137,13 @@
       url: urls.api,
       storageKey: initial.storageKey, // per rater and campaign: survives a reload or a closed tab
       legacyKey: initial.legacyStorageKey,
-      onSend: (entry) => tickets.set(entry, ++latestRequest),
+      onSend: (entry) => {
+        tickets.set(entry, ++latestRequest);
+        return { known: held().map((unit) => unit.id).slice(0, MAX_KNOWN) };
+      },
       onAnswer: taken,
       onRefusal: refused,
-      onChange: updateProgress,
+      onChange: () => progress.update(),
     });
     // Answers kept by a page from before handles name their item by its old id: they are
     // sent under the handle the server gave for it (legacyIds), so they match this queue.
@@ -225,22 +155,13 @@
     const answered = new Set(outbox.entries.map(unitOf));
     let upcoming = initial[kind.units].filter((unit) => !answered.has(unit.id));
     let current = upcoming.shift() || null; // the front item, not yet answered
-    let currentShownAt = performance.now();
+    const clock = answerClock(); // runs for the front item from now
     const history = []; // [{unit, choice, refused}] of this session, oldest first
     let reviewIndex = null; // index into history while the rater changes an earlier answer
-    let server = serverState(initial);
-    let confirmedCount = 0; // answers to sent entries so far, to tell a stale progress count
-    let progressWanted = false;
+    const progress = progressMeters({ el, kind, outbox, url: urls.progress, initial });
     const pendingEntries = new WeakMap(); // outbox entry -> {entry, previous} in the history
-    const guard = doubleTapGuard();
-    const conflicts = []; // [{origin, data}] waiting for the rater's choice, oldest first
+    const conflicts = conflictPanel({ el, kind, say, send, settled: showReviewOrFocus });
     let elsewhere = false; // this queue is judged in another tab of this browser
-    let hiddenMs = 0; // time the tab was hidden since the current item was shown
-    let hiddenAt = document.hidden ? performance.now() : null;
-
-    function serverState(data) {
-      return { progress: data.progress, overall: data[kind.overall] };
-    }
 
     // ---- Rendering -----------------------------------------------------------------------
     function render(unit, review) {
@@ -248,6 +169,8 @@
       el.queryDescText.textContent = unit.description || "";
       el.queryDesc.hidden = !unit.description;
       kind.render(unit, review || null);
+      clampCheck(root);
+      showQueryChange(unit, review);
       el.banner.hidden = !review;
       if (review) el.banner.textContent = review.refused ? interpolate(gettext("Not stored: %(why)s"), { why: review.refused }) : kind.banner(review);
       root.classList.remove("is-waiting");
@@ -261,51 +184,34 @@
       kind.focus.focus({ preventScroll: true });
     }
 
+    /* The first item of another query says so (a word by the query and a brief glow), so
+     * the rater rereads the query; nothing waits for it. */
+    let shownQuery = null;
+    function showQueryChange(unit, review) {
+      const query = `${unit.query}\n${unit.description || ""}`;
+      const fresh = !review && shownQuery !== null && query !== shownQuery;
+      if (!review) shownQuery = query;
+      el.queryNew.hidden = !fresh;
+      const still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      if (fresh && !still && el.queryCard.animate) {
+        el.queryCard.animate([{ backgroundColor: "rgba(255, 214, 102, .45)" }, { backgroundColor: "rgba(255, 214, 102, 0)" }], {
+          duration: 900,
+          easing: "ease-out",
+        });
+      }
+    }
+
     function showWaiting() {
       root.classList.add("is-waiting");
       kind.disable();
       say(loading);
     }
 
-    function updateProgress() {
-      const fresh = outbox.entries.filter((entry) => entry.isNew);
-      // Entries kept by an earlier side-by-side page have no `counts`: each of them counted.
-      const counting = fresh.filter((entry) => entry.counts !== false);
-      const p = server.progress;
-      const done = Math.min(p.done + fresh.length, p.assigned);
-      meter(el.raterProgress, done, p.assigned);
-      el.raterCount.textContent = interpolate(gettext("%(done)s of %(assigned)s done · %(left)s left"), {
-        done,
-        assigned: p.assigned,
-        left: p.assigned - done,
-      });
-      const o = server.overall;
-      const counted = Math.min(o.counted + counting.length, o.needed);
-      meter(el.overallProgress, counted, o.needed);
-      el.overallCount.textContent = interpolate(gettext("%(counted)s of %(needed)s %(nouns)s"), { counted, needed: o.needed, nouns: kind.nouns });
-      showSaveStatus();
-    }
-
-    function meter(progress, value, max) {
-      progress.max = Math.max(max, 1);
-      progress.value = value;
-      progress.textContent = interpolate(gettext("%(value)s of %(max)s"), { value, max });
-    }
-
-    function showSaveStatus() {
-      const waiting = outbox.entries.length;
-      const trouble = outbox.trouble;
-      let text = waiting ? interpolate(gettext("Saving %(waiting)s…"), { waiting }) : interpolate(gettext("All %(nouns)s saved"), { nouns: kind.nouns });
-      if (trouble) text = interpolate(gettext("%(trouble)s %(waiting)s %(nouns)s kept, sending again…"), { trouble, waiting, nouns: kind.nouns });
-      el.saveStatus.textContent = text;
-      el.saveStatus.classList.toggle("is-trouble", Boolean(trouble));
-    }
-
     // ---- Answering -----------------------------------------------------------------------
     function choose(choice) {
       if (reviewIndex !== null) return change(choice);
       if (!current) return;
-      const seconds = secondsOnCurrent();
+      const seconds = clock.seconds();
       const entry = { unit: current, choice, refused: null };
       history.push(entry);
       if (history.length > HISTORY_LIMIT) history.shift();
@@ -313,19 +219,6 @@
       send({ ...kind.payload(current, choice), seconds }, true, kind.counts(choice), { entry });
       say(interpolate(gettext("Previous %(word)s: %(answer)s."), { word: kind.word, answer: kind.describe(choice) }));
       advance();
-    }
-
-    function secondsOnCurrent() {
-      const now = performance.now();
-      const hidden = hiddenMs + (hiddenAt === null ? 0 : now - hiddenAt);
-      const seconds = Math.max(0, now - currentShownAt - hidden) / 1000;
-      return Math.min(MAX_SECONDS, Math.round(seconds * 10) / 10);
-    }
-
-    function shown() {
-      currentShownAt = performance.now();
-      hiddenMs = 0;
-      hiddenAt = document.hidden ? currentShownAt : null;
     }
 
     function change(choice) {
@@ -352,9 +245,9 @@
       const previous = current || (history.length ? history[history.length - 1].unit : null);
       current = upcoming.shift() || null;
       if (current) {
-        shown();
+        clock.shown();
         render(current, null);
-        if (previous && previous.query !== current.query) refreshProgress(); // once per query
+        if (previous && previous.query !== current.query) progress.refresh(); // once per query
       } else if (outbox.busy) {
         showWaiting(); // the answer to the entry in flight brings the next items
       } else {
@@ -380,6 +273,12 @@
       return reviewIndex === null ? history.length > 0 || el.back.hasAttribute("href") : reviewIndex > 0;
     }
 
+    // After the rater settled a conflict: the answer under review, redrawn, or the focus back.
+    function showReviewOrFocus() {
+      if (reviewIndex !== null) render(history[reviewIndex].unit, history[reviewIndex]);
+      else kind.focus.focus({ preventScroll: true });
+    }
+
     function returnToFront() {
       reviewIndex = null;
       if (current) render(current, null);
@@ -394,12 +293,12 @@
     }
 
     function taken(entry, data) {
-      countConfirmed(entry, data.result);
+      progress.countConfirmed(entry, data.result);
       const origin = pendingEntries.get(entry);
       if (origin && origin.unskip) forget(origin.entry);
       // An answer that replaced a skip, or a skip undone, moves the counts the page keeps.
       if (!entry.isNew && data.result !== "changed" && data.result !== "unchanged") {
-        progressWanted = true;
+        progress.want();
       }
       receive(data, tickets.get(entry));
       afterAnswer();
@@ -407,9 +306,12 @@
 
     function refused(entry, data) {
       const origin = pendingEntries.get(entry);
-      if (data.conflict && origin) {
-        conflicts.push({ origin, data });
-        showConflict();
+      if (data.result) {
+        // Stored, and a rule paused the rater on it (the reply names the result): the answer
+        // stands and counts; only what would have followed is refused.
+        progress.countConfirmed(entry, data.result);
+      } else if (data.conflict && origin) {
+        conflicts.add(origin, data);
       } else if (origin && origin.previous) {
         origin.entry.choice = origin.previous; // a refused change leaves the earlier answer
       } else if (origin && !origin.unskip) {
@@ -418,48 +320,6 @@
       say(data.error, "error");
       receive(data, tickets.get(entry));
       afterAnswer();
-    }
-
-    // ---- Conflicts with an answer stored elsewhere -----------------------------------------
-    // The rater sees both answers and keeps one; nothing is replaced without that choice.
-    function showConflict() {
-      if (!el.conflict || !conflicts.length || !el.conflict.hidden) return;
-      const { origin, data } = conflicts[0];
-      const stored = data.conflict.stored ? kind.fromStored(data.conflict.stored) : null;
-      const mine = origin.entry.choice;
-      const theirs = stored ? kind.describe(stored) : gettext("nothing");
-      el.conflictText.textContent =
-        interpolate(
-          gettext(
-            "You already answered this %(word)s (“%(query)s”) elsewhere, in another tab or on " +
-              "another device: %(theirs)s. This tab sent: %(mine)s."
-          ),
-          { word: kind.word, query: origin.entry.unit.query, theirs, mine: kind.describe(mine) }
-        );
-      el.conflictKeep.textContent = interpolate(gettext("Keep %(answer)s"), { answer: theirs });
-      el.conflictKeep.hidden = !stored;
-      el.conflictMine.textContent = interpolate(gettext("Use %(answer)s"), { answer: kind.describe(mine) });
-      el.conflict.hidden = false;
-    }
-
-    function settleConflict(useMine) {
-      const { origin, data } = conflicts.shift();
-      const stored = data.conflict.stored ? kind.fromStored(data.conflict.stored) : null;
-      const mine = origin.entry.choice;
-      origin.entry.refused = null;
-      if (useMine) {
-        const payload = { ...kind.payload(origin.entry.unit, mine) };
-        if (data.conflict.replaces) payload.replaces = data.conflict.replaces;
-        send(payload, false, false, { entry: origin.entry, previous: stored });
-        say(interpolate(gettext("Using %(answer)s."), { answer: kind.describe(mine) }));
-      } else {
-        origin.entry.choice = stored;
-        say(interpolate(gettext("Kept %(answer)s."), { answer: kind.describe(stored) }));
-      }
-      el.conflict.hidden = true;
-      showConflict();
-      if (reviewIndex !== null) render(history[reviewIndex].unit, history[reviewIndex]);
-      else kind.focus.focus({ preventScroll: true });
     }
 
     // ---- Skips ---------------------------------------------------------------------------
@@ -485,40 +345,23 @@
     function afterAnswer() {
       if (outbox.busy) return;
       if (!current && reviewIndex === null) advance();
-      else if (progressWanted) refreshProgress();
+      else if (progress.wanted) progress.refresh();
     }
 
-    // An answer that leaves the counting out (it is slow on a big campaign) is counted here
-    // until the real counts come, once per query; an answer that carries them replaces these.
-    function countConfirmed(entry, result) {
-      confirmedCount += 1;
-      if (!entry.isNew || (result !== "created" && result !== "skipped")) return;
-      server.progress = { ...server.progress, done: server.progress.done + 1 };
-      if (entry.counts !== false && result === "created") {
-        server.overall = { ...server.overall, counted: server.overall.counted + 1 };
-      }
+    // The units on this page still to answer: the one shown and those after it.
+    function held() {
+      return current ? [current, ...upcoming] : upcoming;
     }
 
-    function refreshProgress() {
-      if (!urls.progress) return; // this kind's answers carry the counts
-      if (outbox.busy) {
-        progressWanted = true; // asked again once the outbox is empty
-        return;
+    // The whole list again, while the rater goes on with the unit shown.
+    async function refreshQueue() {
+      const ticket = ++latestRequest;
+      try {
+        const { response, data } = await request(urls.queue, { method: "GET" });
+        if (response.ok && data) receive(data, ticket);
+      } catch (error) {
+        /* the next answer's reply brings the list */
       }
-      progressWanted = false;
-      const mark = confirmedCount;
-      request(urls.progress, { method: "GET" })
-        .then(({ response, data }) => {
-          if (!response.ok || !data || !data.progress) return;
-          // An answer sent meanwhile may or may not be in these counts: ask again later.
-          if (confirmedCount !== mark || outbox.busy) {
-            progressWanted = true;
-            return;
-          }
-          server = serverState(data);
-          updateProgress();
-        })
-        .catch(() => (progressWanted = true));
     }
 
     async function fetchQueue() {
@@ -538,10 +381,20 @@
     // The server's list of held items is the truth about what comes next; items answered here
     // but not yet confirmed there are left out, and so is a list older than the newest request.
     function receive(data, ticket) {
-      if (data.progress) server = serverState(data);
+      progress.received(data);
       if (!data[kind.units] || ticket !== latestRequest) return;
+      // An answer's reply names the units this page said it holds ("known") and sends only
+      // the others whole; one it no longer has (a list from before a reload) means asking
+      // for the whole queue.
+      const have = new Map([...held(), ...history.map((entry) => entry.unit)].map((unit) => [unit.id, unit]));
+      const units = data[kind.units].map((unit) => (unit.known ? have.get(unit.id) : unit));
+      if (units.includes(undefined)) {
+        if (current) refreshQueue();
+        else fetchQueue();
+        return;
+      }
       const pending = new Set(outbox.entries.map(unitOf));
-      upcoming = data[kind.units].filter(
+      upcoming = units.filter(
         (unit) => !answered.has(unit.id) && !pending.has(unit.id) && (!current || unit.id !== current.id),
       );
       if (!current && reviewIndex === null && upcoming.length) advance();
@@ -549,40 +402,17 @@
     }
 
     // ---- Keys ----------------------------------------------------------------------------
-    function onKey(event) {
-      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
-      if (elsewhere) return;
-      const key = keyName(event);
-      guard.saw(key);
-      if (el.help.open) {
-        if (event.key === "?") toggleHelp();
-        return; // Esc closes the dialog natively
-      }
-      if (isTyping(event.target)) {
-        if (kind.typingKey) kind.typingKey(event);
-        return;
-      }
-      if (event.repeat) return;
-      if (key === "?") return toggleHelp();
-      if (key === "Backspace") {
-        event.preventDefault();
-        return goBack();
-      }
-      if (key === "Escape") {
-        if (reviewIndex !== null) returnToFront();
-        return;
-      }
-      if (key === "u" && reviewIndex !== null && kind.isSkip(history[reviewIndex].choice)) {
-        event.preventDefault();
-        return undoSkip();
-      }
-      const action = kind.keyAction(key);
-      if (!action) return;
-      event.preventDefault(); // arrows would also scroll the page or move a radio choice
-      if (action.guarded && !guard.allows(key)) return;
-      action.run();
-      if (action.guarded) guard.handled(key);
-    }
+    const onKey = queueKeys({
+      root,
+      el,
+      kind,
+      toggleHelp,
+      elsewhere: () => elsewhere,
+      goBack,
+      returnToFront,
+      undoSkip,
+      review: () => (reviewIndex === null ? null : history[reviewIndex]),
+    });
 
     function start() {
       el.back.addEventListener("click", (event) => {
@@ -595,24 +425,17 @@
         event.returnValue = "";
       });
       document.addEventListener("keydown", onKey);
-      document.addEventListener("visibilitychange", () => {
-        const now = performance.now();
-        if (document.hidden) hiddenAt = now;
-        else if (hiddenAt !== null) {
-          hiddenMs += now - hiddenAt;
-          hiddenAt = null;
-        }
-      });
+      clock.listen();
       if (el.conflict) {
-        el.conflictKeep.addEventListener("click", () => settleConflict(false));
-        el.conflictMine.addEventListener("click", () => settleConflict(true));
+        el.conflictKeep.addEventListener("click", () => conflicts.settle(false));
+        el.conflictMine.addEventListener("click", () => conflicts.settle(true));
       }
       watchOtherTabs();
       if (current) {
-        shown();
+        clock.shown();
         render(current, null);
       }
-      updateProgress();
+      progress.update();
       outbox.pump(); // answers kept from an earlier page, if any
       root.dataset.ready = "true"; // the keys work from now on (tests wait for it)
     }

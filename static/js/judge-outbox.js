@@ -97,8 +97,9 @@
       const entry = entries[0];
       let settled = null; // [handler, data] once the server has decided
       try {
-        const body = JSON.stringify(entry.payload);
-        if (onSend) onSend(entry);
+        // onSend may add fields of the moment (what the page holds now), never stored.
+        const extra = onSend ? onSend(entry) : null;
+        const body = JSON.stringify(extra ? { ...entry.payload, ...extra } : entry.payload);
         const { response, data } = await request(url, { method: "POST", body });
         const status = response.status;
         if (response.ok && data) settled = [onAnswer, data];

@@ -19,9 +19,6 @@
   const el = {
     queryLeft: $("query-left"),
     doc: $("doc"),
-    docTitle: $("doc-title"),
-    docUrl: $("doc-url"),
-    docSnippet: $("doc-snippet"),
     gradeForm: $("grade-form"),
     skip: $("skip-button"),
     cantOpen: $("cant-open"),
@@ -42,7 +39,7 @@
   }
 
   const page = window.Judging.screen(root);
-  if (root.dataset.mode === "change") {
+  if (root.dataset.mode === "change" || root.dataset.mode === "quiz") {
     page.changePage((key) => {
       const label = labelForKey(key);
       if (label && !label.button.disabled) return { run: () => label.button.click() };
@@ -94,11 +91,7 @@
 
   // ---- Rendering -----------------------------------------------------------------------
   function render(item, review) {
-    el.docTitle.textContent = item.title;
-    if (item.url) el.docTitle.href = item.url;
-    else el.docTitle.removeAttribute("href");
-    el.docUrl.textContent = item.url || "";
-    el.docSnippet.textContent = item.snippet || "";
+    window.Judging.fillCard(el.doc, item, item.query);
     root.querySelectorAll("[data-item-field]").forEach((field) => (field.value = item.id));
     const reviewing = Boolean(review);
     const locked = reviewing && Boolean(review.refused);

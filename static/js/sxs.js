@@ -108,7 +108,7 @@
 
   const page = window.Judging.screen(root);
   let screen = null; // the queue, on the queue page; the change page posts its form instead
-  if (root.dataset.mode === "change") {
+  if (root.dataset.mode === "change" || root.dataset.mode === "quiz") {
     page.changePage(keyAction);
     return;
   }
@@ -155,37 +155,27 @@
   if (!screen) return;
 
   // ---- Rendering -------------------------------------------------------------------------
-  function renderSide(side, docs) {
+  // Each result is a copy of the page's template (the campaign's card), filled by the core.
+  const resultTemplate = $("result-template");
+
+  function renderSide(side, docs, query) {
     const list = $(`results-${side}`);
     const other = side === "left" ? "right" : "left";
     list.replaceChildren(
       ...docs.map((doc, index) => {
-        const item = document.createElement("li");
-        item.className = "sxs-result" + (doc.pair ? " is-shared" : "");
-        if (doc.pair) item.dataset.pair = String(doc.pair);
-        const title = document.createElement("h3");
-        title.className = "sxs-title";
-        const link = document.createElement("a");
-        link.textContent = doc.title;
-        if (doc.url) link.href = doc.url;
-        link.target = "_blank";
-        link.rel = "noopener noreferrer";
-        title.append(link);
-        item.append(title);
-        if (doc.url) item.append(paragraph("sxs-url", doc.url));
-        if (doc.snippet) item.append(paragraph("sxs-snippet", doc.snippet));
+        const item = resultTemplate.content.firstElementChild.cloneNode(true);
+        window.Judging.fillCard(item, doc, query);
         if (doc.pair) {
-          const both = paragraph("sxs-both", "");
-          const badge = document.createElement("span");
-          badge.className = "badge";
-          badge.textContent = gettext("on both sides");
+          item.classList.add("is-shared");
+          item.dataset.pair = String(doc.pair);
+        }
+        // Only a result that moved says where it is on the other side; one at the same place
+        // lights up with its twin when pointed at, and needs no words.
+        if (doc.pair && doc.twin !== index + 1) {
           const twin = document.createElement("span");
           twin.className = "sxs-twin";
-          twin.textContent = doc.twin === index + 1
-              ? gettext("same place")
-              : interpolate(other === "right" ? gettext("#%(twin)s on the right") : gettext("#%(twin)s on the left"), { twin: doc.twin });
-          both.append(badge, " ", twin);
-          item.append(both);
+          twin.textContent = interpolate(other === "right" ? gettext("#%(twin)s on the right") : gettext("#%(twin)s on the left"), { twin: doc.twin });
+          item.prepend(twin);
         }
         return item;
       }),
@@ -193,16 +183,9 @@
     $(`empty-${side}`).hidden = docs.length > 0;
   }
 
-  function paragraph(className, text) {
-    const p = document.createElement("p");
-    p.className = className;
-    p.textContent = text;
-    return p;
-  }
-
   function render(task, review) {
-    renderSide("left", task.left);
-    renderSide("right", task.right);
+    renderSide("left", task.left, task.query);
+    renderSide("right", task.right, task.query);
     el.taskField.value = task.id;
     const reviewing = Boolean(review);
     const locked = reviewing && Boolean(review.refused);

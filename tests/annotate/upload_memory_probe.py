@@ -1,9 +1,16 @@
-"""Run as a separate process by test_upload_limits: a server process (Django's WSGI handler, as
-gunicorn calls it) on a fresh SQLite file receives an upload streamed from disk, and the
-process's resident memory is read before and at its peak (Linux VmHWM, reset just before).
+"""Run as a separate process by test_upload_limits: a real server (gunicorn, one sync worker, the
+project's WSGI module as deployed) on a fresh SQLite file receives an upload streamed from disk
+over HTTP, and the worker's resident memory is read from outside, in /proc, at rest (after a
+small upload has loaded every module the import needs) and at its peak during the large upload
+(VmHWM, reset to the resting size just before).
 
-Prints one JSON line: {"status": ..., "resting_kb": ..., "peak_kb": ...}.
+The worker imports the file itself (JOBS_SYNC_MAX_BYTES raised above the upload): the default
+hands a file above 1 MiB to a background job, whose worker runs the same import service, so
+this is the heavier of the two for a server process.
+
+Prints one JSON line: {"status": ..., "resting_kb": ..., "peak_kb": ..., "worker_pid": ...}.
 Usage: python -m tests.annotate.upload_memory_probe DIRECTORY BLANK_MEGABYTES
+(DIRECTORY/probe.sqlite3, when there, is taken as migrated: the test copies the run's.)
 """
 
 from __future__ import annotations
@@ -11,18 +18,33 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
 BOUNDARY = "probe-boundary-7c1d"
+SETUP = """
+from django.contrib.auth import get_user_model
+from knox.models import AuthToken
+from annotate.services.campaigns import campaign_create
+user = get_user_model().objects.create_user("probe-manager", password="unused-9f2c")
+campaign_create(name="Probe", slug="probe", created_by=user)
+print(AuthToken.objects.create(user)[1])
+"""
 
 
-def _status_kb(field: str) -> int:
-    text = Path("/proc/self/status").read_text()
+def _status_kb(pid: int, field: str) -> int:
+    text = Path(f"/proc/{pid}/status").read_text()
     return int(re.search(rf"{field}:\s+(\d+)", text).group(1))
 
 
-def _write_body(path: Path, blank_megabytes: int) -> int:
+def _write_body(path: Path, blank_megabytes: int, query: str) -> int:
     head = (
         f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="kind"\r\n\r\nqueries\r\n'
         f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; '
@@ -33,63 +55,87 @@ def _write_body(path: Path, blank_megabytes: int) -> int:
         chunk = b"\n" * (1024 * 1024)
         for _ in range(blank_megabytes):
             out.write(chunk)
-        out.write(b"q1\tthe only query\n")
+        out.write(f"{query}\tthe only query\n".encode())
         out.write(f"\r\n--{BOUNDARY}--\r\n".encode())
     return path.stat().st_size
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _worker_of(master: int) -> int:
+    for _ in range(600):
+        path = Path(f"/proc/{master}/task/{master}/children")
+        found = path.read_text().split() if path.exists() else []
+        if found:
+            return int(found[0])
+        time.sleep(0.1)
+    raise RuntimeError("gunicorn started no worker")
+
+
 def main(directory: str, blank_megabytes: int) -> None:
     work = Path(directory)
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
-    os.environ["DATABASE_URL"] = f"sqlite:///{work / 'probe.sqlite3'}"
-    os.environ["THROTTLE_CACHE_URL"] = "locmem://"
-    # Imported in this process, not handed to a background job: the worker runs the same
-    # import service, and this measures that service's memory on the blank lines.
-    os.environ["JOBS_SYNC_MAX_BYTES"] = str(1 << 30)
-    import django
-
-    django.setup()
-    from django.contrib.auth import get_user_model
-    from django.core.handlers.wsgi import WSGIHandler
-    from django.core.management import call_command
-    from knox.models import AuthToken
-
-    from annotate.services.campaigns import campaign_create
-
-    call_command("migrate", verbosity=0)
-    user = get_user_model().objects.create_user("probe-manager", password="unused-9f2c")
-    campaign_create(name="Probe", slug="probe", created_by=user)
-    _, token = AuthToken.objects.create(user)
-    app = WSGIHandler()
-
-    def post(body: Path, size: int) -> str:
-        status: list[str] = []
-        environ = {
-            "REQUEST_METHOD": "POST",
-            "PATH_INFO": "/api/v1/campaigns/probe/imports/",
-            "CONTENT_TYPE": f"multipart/form-data; boundary={BOUNDARY}",
-            "CONTENT_LENGTH": str(size),
-            "SERVER_NAME": "127.0.0.1",
-            "SERVER_PORT": "80",
-            "HTTP_HOST": "127.0.0.1",
-            "HTTP_AUTHORIZATION": f"Token {token}",
-            "wsgi.url_scheme": "http",
-            "wsgi.errors": sys.stderr,
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(work),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": f"sqlite:///{work / 'probe.sqlite3'}",
+        "THROTTLE_CACHE_URL": "locmem://",
+        "JOBS_SYNC_MAX_BYTES": str(1 << 30),
+        "DEBUG": "0",
+        "SECRET_KEY": "p" * 60,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "0",
+    }
+    manage = [sys.executable, "manage.py"]
+    run = {"cwd": ROOT, "env": env, "check": True, "capture_output": True, "text": True}
+    if not (work / "probe.sqlite3").exists():  # the test hands it a migrated copy
+        subprocess.run([*manage, "migrate", "--noinput"], **run)
+    token = subprocess.run([*manage, "shell", "-c", SETUP], **run).stdout.split()[-1]
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "config.wsgi", "--workers", "1",
+         "--timeout", "600", "--bind", f"127.0.0.1:{port}"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        worker = _worker_of(server.pid)
+        url = f"http://127.0.0.1:{port}/api/v1/campaigns/probe/imports/"
+        headers = {
+            "Authorization": f"Token {token}",
+            "Content-Type": f"multipart/form-data; boundary={BOUNDARY}",
+            "X-Forwarded-Proto": "https",
         }
-        with body.open("rb") as stream:
-            environ["wsgi.input"] = stream
-            b"".join(app(environ, lambda s, h, exc_info=None: status.append(s)))
-        return status[0]
 
-    # A small upload first, so every module the import needs is loaded before the measure.
-    small = work / "small.body"
-    post(small, _write_body(small, 0))
-    large = work / "large.body"
-    size = _write_body(large, blank_megabytes)
-    resting = _status_kb("VmRSS")
-    Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM to the current RSS
-    status = post(large, size)
-    print(json.dumps({"status": status, "resting_kb": resting, "peak_kb": _status_kb("VmHWM")}))
+        def post(body: Path) -> str:
+            with body.open("rb") as stream:
+                answer = requests.post(url, data=stream, headers=headers, timeout=600)
+            return f"{answer.status_code} {answer.text[:200]}"
+
+        for _ in range(300):
+            try:
+                requests.get(f"http://127.0.0.1:{port}/api/v1/", timeout=30)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.2)
+        # A small upload first, so every module the import needs is loaded before the measure.
+        small = work / "small.body"
+        _write_body(small, 0, "q-small")
+        warm = post(small)
+        large = work / "large.body"
+        _write_body(large, blank_megabytes, "q-large")
+        resting = _status_kb(worker, "VmRSS")
+        Path(f"/proc/{worker}/clear_refs").write_text("5")  # VmHWM back to the current RSS
+        status = post(large)
+        peak = _status_kb(worker, "VmHWM")
+        figures = {"status": status, "warm_up": warm[:3], "resting_kb": resting, "peak_kb": peak}
+        print(json.dumps({**figures, "worker_pid": worker}))
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
 
 
 if __name__ == "__main__":

@@ -72,6 +72,15 @@ READS = [
     ),
     ("agreement", lambda d: "/api/v1/campaigns/campaign-a/agreement/", MANAGER_ONLY),
     ("progress", lambda d: "/api/v1/campaigns/campaign-a/progress/", MANAGER_ONLY),
+    ("gold", lambda d: "/api/v1/campaigns/campaign-a/gold/", MANAGER_ONLY),
+    ("gold accuracy", lambda d: "/api/v1/campaigns/campaign-a/gold/accuracy/", MANAGER_ONLY),
+    ("sxs gold", lambda d: f"/api/v1/comparisons/{d.comparison.pk}/gold/", MANAGER_ONLY),
+    (
+        "sxs gold accuracy",
+        lambda d: f"/api/v1/comparisons/{d.comparison.pk}/gold/accuracy/",
+        MANAGER_ONLY,
+    ),
+    ("rater quality", lambda d: "/api/v1/campaigns/campaign-a/raters/quality/", MANAGER_ONLY),
 ]
 
 

@@ -41,8 +41,12 @@ def browser():
         if REQUIRE_ALL_TESTS:
             pytest.fail(message)
         pytest.skip(message)
+    from django.urls import get_resolver
     from playwright.sync_api import sync_playwright
 
+    # Load every view module now (openai, matplotlib, scipy: seconds of imports on a cold or
+    # loaded machine), not inside the first page's navigation timeout.
+    get_resolver().url_patterns  # noqa: B018
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
@@ -64,3 +68,4 @@ def page(browser):
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+

@@ -110,7 +110,16 @@ def settle(page: Page) -> None:
     page.goto("about:blank")
 
 
-def shown_title(page: Page) -> str:
+def keys_ready(page: Page) -> None:
+    """Wait until the judging page's keys work: a key pressed before its script ran is lost."""
+    expect(page.locator(".judge[data-ready]")).to_have_count(1)
+
+
+def shown_title(page: Page, *, script: bool = True) -> str:
+    """The shown document's title, once the page's keys work (script=False: a page without
+    JavaScript, whose keys never do)."""
+    if script:
+        keys_ready(page)
     return page.locator("#doc-title").inner_text()
 
 
@@ -239,10 +248,10 @@ def test_the_screen_works_as_plain_forms_without_javascript(personas, live_serve
     page.set_default_timeout(15_000)
     log_in(page, live_server.url, "rater")
     page.goto(f"{live_server.url}/judge/campaign-a/")
-    first = shown_title(page)
+    first = shown_title(page, script=False)
     page.get_by_role("button", name="Fair").click()
     expect(page.locator("#doc-title")).not_to_have_text(first)
-    second = shown_title(page)
+    second = shown_title(page, script=False)
     page.get_by_label("Can't judge this document? Reason (optional)").fill("Broken link")
     page.get_by_role("button", name="Can't judge", exact=True).click()
     expect(page.locator("#doc-title")).not_to_have_text(second)

@@ -11,11 +11,14 @@ of the pages before handles (#24).
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import Locator, Page, Route, expect
 
+from annotate.judging.leasing import PAUSED_MESSAGE
 from annotate.models import Grade, Lease, TaskLease, Verdict, VerdictChange
+from annotate.services.quality import rater_pause
 from tests.annotate.queue_helpers import item_id
 from tests.annotate.sxs_helpers import task_id
 from tests.browser.test_judging import build_campaign, log_in, page_errors, shown_title
@@ -199,6 +202,134 @@ def test_a_double_tap_on_a_slow_machine_still_answers_one(screen, personas, live
     settle(page, noun)
     model = Grade if screen == "graded" else Verdict
     assert model.objects.count() == 1
+
+
+# ---- Replies that name what the page holds ---------------------------------------------------
+
+
+@pytest.mark.parametrize("screen", ["graded", "sxs"])
+def test_the_page_says_what_it_holds_and_fills_the_reply_from_it(
+    screen, personas, live_server, page
+):
+    """An answer says which units the page holds ("known"); the reply sends those by name
+    only and the page shows them from what it holds. A reply naming one the page does not hold
+    (as after a reload) makes it ask for the whole queue, and judging goes on."""
+    if screen == "graded":
+        build_campaign(personas.campaign)
+        url, key, shown, api = (
+            f"{live_server.url}/judge/campaign-a/",
+            "g",
+            "#doc-title",
+            "judgments",
+        )
+    else:
+        comparison = build(personas.campaign)
+        url, key, shown, api = (
+            sxs_url(live_server, comparison),
+            "ArrowDown",
+            "#query-text",
+            "verdicts",
+        )
+    errors = page_errors(page)
+    log_in(page, live_server.url, "rater")
+    page.goto(url)
+    expect(page.locator("[data-ready]")).to_have_count(1)
+    sent, queues = [], []
+    page.on(
+        "request", lambda r: sent.append(r.post_data_json) if r.url.endswith(f"/{api}/") else None
+    )
+    page.on("request", lambda r: queues.append(r.url) if r.url.endswith("/api/queue/") else None)
+    first = page.locator(shown).inner_text()
+    page.keyboard.press(key)
+    expect(page.locator(shown)).not_to_have_text(first)
+    second = page.locator(shown).inner_text()
+    expect(page.locator("#save-status")).not_to_have_text(re.compile("Saving"))
+    assert (
+        sent
+        and sent[0]["known"]
+        and sent[0][(sent[0].get("item") and "item") or "task"] in sent[0]["known"]
+    )
+
+    def stranger(route: Route) -> None:  # the reply also names a unit this page never had
+        reply = route.fetch()
+        body = reply.json()
+        units = body["items" if screen == "graded" else "tasks"]
+        units.insert(0, {"id": "AAAAAAAAAAA", "known": True})
+        route.fulfill(response=reply, json=body)
+        fulfilled.append(route)
+
+    fulfilled: list[Route] = []
+    page.route(f"**/{api}/", stranger)
+    page.wait_for_timeout(200)  # the same key again within 150 ms is a double tap, ignored
+    page.keyboard.press(key)
+    expect(page.locator(shown)).not_to_have_text(second)
+    for _ in range(200):  # waiting lets Playwright run the route handler
+        if fulfilled and queues:
+            break
+        page.wait_for_timeout(50)
+    page.unroute(f"**/{api}/")
+    assert queues, "the page did not ask for the whole queue"
+    expect(page.locator("[data-ready]")).to_have_count(1)
+    third = page.locator(shown).inner_text()
+    page.wait_for_timeout(200)
+    page.keyboard.press(key)
+    expect(page.locator(shown)).not_to_have_text(third)
+    settle(page, "grade" if screen == "graded" else "answer")
+    assert (Grade if screen == "graded" else Verdict).objects.count() == 3
+    assert errors == []
+
+
+@pytest.mark.parametrize("screen", ["graded", "sxs"])
+def test_the_answer_a_rule_pauses_the_rater_on_is_shown_as_stored(
+    screen, personas, live_server, page
+):
+    """A rule may pause the rater on the answer just stored: the reply is then the paused
+    refusal (403) naming the answer's result (annotate/views/judging_api.py, its shape checked
+    in tests/annotate/quality/test_mirrors.py). The page says the rater is paused, counts the
+    answer, and looking back shows it as given, not as "Not stored"."""
+    if screen == "graded":
+        build_campaign(personas.campaign)
+        url, key, shown, api, unit = (
+            f"{live_server.url}/judge/campaign-a/",
+            "g",
+            "#doc-title",
+            "judgments",
+            "item",
+        )
+        done, banner = "1 of 7 done", "Changing an earlier grade (now Good)"
+    else:
+        url, key, shown, api, unit = (
+            sxs_url(live_server, build(personas.campaign)),
+            "ArrowDown",
+            "#query-text",
+            "verdicts",
+            "task",
+        )
+        done, banner = "1 of 4 done", "Changing an earlier answer (now About the same)"
+    errors = page_errors(page)
+    log_in(page, live_server.url, "rater")
+    page.goto(url)
+    expect(page.locator("[data-ready]")).to_have_count(1)
+
+    def paused_on_it(route: Route) -> None:
+        stored = route.fetch().json()  # the answer reaches the server and is stored
+        rater_pause(campaign=personas.campaign, rater=personas.rater, reason={"note": ""})
+        body = {"ok": False, "error": str(PAUSED_MESSAGE), "paused": True}
+        body.update({unit: stored[unit], "result": stored["result"]})
+        route.fulfill(status=403, json=body)
+
+    page.route(f"**/{api}/", paused_on_it)
+    first = page.locator(shown).inner_text()
+    page.keyboard.press(key)
+    expect(page.locator("#notice")).to_contain_text("a manager reviews the quality")
+    expect(page.locator("#rater-count")).to_contain_text(done)
+    page.keyboard.press("Backspace")
+    expect(page.locator(shown)).to_have_text(first)
+    expect(page.locator("#change-banner")).to_contain_text(banner)
+    page.goto("about:blank")
+    page.unroute(f"**/{api}/")
+    assert (Grade if screen == "graded" else Verdict).objects.count() == 1
+    assert errors == []
 
 
 # ---- The outbox ------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from annotate.models import Document, Grade, Label, PoolItem, Preferences, Query, Skip
+from tests.browser.test_judging import keys_ready
 from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -76,6 +77,7 @@ def test_a_rater_whose_browser_asks_for_chinese_grades_by_keyboard(
         expect(page.locator("#skip-button")).to_contain_text("跳过")
         page.screenshot(path=str(artifacts / "zh-judging.png"), full_page=True)
 
+        keys_ready(page)
         page.keyboard.press("?")
         expect(page.locator("#help-dialog")).to_be_visible()
         expect(page.locator("#help-dialog")).to_contain_text("跳过这个文档")
@@ -133,3 +135,29 @@ def test_a_manager_switches_to_chinese_and_back(personas, live_server, page, art
     expect(nav).to_contain_text("Reports")
     page.screenshot(path=str(artifacts / "en-manager-campaign.png"))
     assert Preferences.objects.get(user=personas.manager).language == "en"
+
+
+def test_a_manager_reads_the_launch_review_and_report_in_chinese(
+    personas, live_server, browser, artifacts
+):
+    from django.urls import reverse
+
+    from tests.annotate.views.test_sxs_manage import seed_002
+
+    comparison = seed_002(personas)  # G, S, B, B over four queries: do not launch
+    kwargs = {"slug": comparison.campaign.slug, "comparison_id": comparison.pk}
+    context = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    try:
+        sign_in(page, live_server.url, "manager", button="登录", hello="你好，manager")
+        page.goto(live_server.url + reverse("annotate:sxs_review", kwargs=kwargs))
+        gsb = page.get_by_test_id("review-gsb")
+        expect(gsb).to_contain_text("在 4 个答案中，实验组胜出 1 个、落后 2 个")
+        expect(gsb).not_to_contain_text("The candidate")
+        page.screenshot(path=str(artifacts / "zh-launch-review.png"), full_page=True)
+        page.goto(live_server.url + reverse("annotate:sxs_report", kwargs=kwargs))
+        expect(page.get_by_test_id("decision-sentence")).to_contain_text("实验组胜出 1 个")
+        page.screenshot(path=str(artifacts / "zh-gsb-report.png"), full_page=True)
+    finally:
+        context.close()

@@ -55,10 +55,22 @@ def test_the_decision_is_provisional_until_the_plan_is_complete(
     expect(page.get_by_test_id("provisional")).to_be_visible()
     page.screenshot(path=str(artifacts / "launch-collecting.png"), full_page=True)
 
+    # The manager changes the plan with answers in: refused without a reason, then recorded.
+    page.get_by_test_id("plan-link").click()
+    page.get_by_label("Minimum number of queries").fill("4")
+    page.get_by_role("button", name="Change the plan").click()
+    expect(page.get_by_text("say why the plan changes")).to_be_visible()
+    page.get_by_label("Why the plan changes").fill("product asked for an earlier read")
+    page.get_by_role("button", name="Change the plan").click()
+    expect(page.get_by_test_id("plan-changes")).to_contain_text("product asked for an earlier")
+    comparison.refresh_from_db()
+    assert comparison.min_queries == 4 and comparison.plan_changes.get().answers_in == 6
+
     answer(comparison, personas.rater, [f"q{i}" for i in range(6, 12)])
-    page.reload()
+    page.goto(report)
     expect(decision).to_have_attribute("data-decision", "launch")
     expect(decision).to_have_attribute("data-path", "fixed")
+    expect(page.get_by_test_id("plan-note")).to_contain_text("changed after answers came in")
     expect(page.get_by_test_id("decision-sentence")).to_contain_text(
         "preferred on 12 of 12 answers"
     )
@@ -71,3 +83,5 @@ def test_the_decision_is_provisional_until_the_plan_is_complete(
     assert "# Launch memo: New ranker" in text
     assert "No meaningful difference within: ±0.05" in text
     assert "Declared by: the fixed-sample rule" in text
+    assert "with 6 answers in: Minimum informative queries: 5 → 4" in text
+    assert "changed after answers came in" in text

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import PASSWORD
 
@@ -11,13 +14,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_a_manager_logs_in_and_reaches_their_campaign(personas, live_server, page, artifacts):
     page.goto(f"{live_server.url}/")
-    assert "/login/" in page.url
+    expect(page).to_have_url(re.compile("/login/"))
     page.get_by_label("Username").fill("manager")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
     page.get_by_role("link", name="Campaigns", exact=True).click()
     page.get_by_role("link", name="Campaign A").click()
-    assert page.get_by_role("heading", name="Campaign A").is_visible()
+    expect(page.get_by_role("heading", name="Campaign A")).to_be_visible()
     assert page.get_by_role("link", name="Campaign B").count() == 0
     page.screenshot(path=str(artifacts / "campaign-page.png"), full_page=True)
 
@@ -28,7 +31,7 @@ def test_a_wrong_password_keeps_the_person_out(personas, live_server, page):
     page.get_by_label("Password").fill("wrong")
     page.get_by_role("button", name="Log in").click()
     assert page.get_by_role("alert").inner_text().startswith("Your username and password")
-    assert "/login/" in page.url
+    expect(page).to_have_url(re.compile("/login/"))
 
 
 def test_a_rater_sees_queues_but_no_campaign_management(personas, live_server, page):
@@ -36,7 +39,7 @@ def test_a_rater_sees_queues_but_no_campaign_management(personas, live_server, p
     page.get_by_label("Username").fill("rater")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
-    assert page.get_by_role("link", name="My queues").is_visible()
+    expect(page.get_by_role("link", name="My queues")).to_be_visible()
     assert page.get_by_role("link", name="Campaigns", exact=True).count() == 0
     page.get_by_role("button", name="Log out").click()
-    assert "/login/" in page.url
+    expect(page).to_have_url(re.compile("/login/"))

@@ -6,9 +6,11 @@ their own process."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.jobs.stack import PASSWORD, PATIENCE, Stack
 from tests.support.fake_openai_fixture import FakeOpenAI
@@ -52,7 +54,7 @@ def fake():
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    stack = Stack(tmp_path_factory.mktemp("judge-stack"))
+    stack = Stack(tmp_path_factory.mktemp("judge-stack"), tmp_path_factory)
     stack.env |= {"LLMJUDGE_KEY_BROWSER": KEY, "LLMJUDGE_BACKOFF_SECONDS": "0.01"}
     stack.shell(WORLD.format(items=ITEMS))
     yield stack
@@ -77,7 +79,7 @@ def test_the_manager_runs_a_model_judge_and_reads_it_against_the_raters(
     form.get_by_label("Max concurrency").fill("2")
     form.get_by_label("Requests per minute").fill("6000")
     form.get_by_role("button", name="Save the judge").click()
-    assert page.url.endswith("/campaigns/big/judges/fake/")
+    expect(page).to_have_url(re.compile(re.escape("/campaigns/big/judges/fake/") + "$"))
     prompt = page.get_by_test_id("prompt-user").inner_text()
     assert "3 = Good" in prompt and "[query 0]" in prompt and "Page 0" in prompt
 
@@ -88,7 +90,7 @@ def test_the_manager_runs_a_model_judge_and_reads_it_against_the_raters(
     assert fake.log() == []  # nothing sent yet
 
     page.get_by_role("button", name="Run the judge").click()
-    assert page.url.endswith("/campaigns/big/jobs/")
+    expect(page).to_have_url(re.compile(re.escape("/campaigns/big/jobs/") + "$"))
     worker = stack.worker()
     try:
         seen, deadline = [], time.monotonic() + PATIENCE

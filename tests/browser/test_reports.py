@@ -5,6 +5,7 @@ and screenshots are kept as test artifacts."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import PASSWORD
 from tests.metrics.report_helpers import make_world
@@ -35,7 +36,7 @@ def test_the_systems_page_draws_every_system(world, live_server, page, artifacts
     log_in(page, live_server)
     page.get_by_role("link", name="Reports", exact=True).click()
     page.get_by_role("row", name="Campaign A").get_by_role("link", name="System scores").click()
-    assert page.get_by_role("heading", name="Campaign A: system scores").is_visible()
+    expect(page.get_by_role("heading", name="Campaign A: system scores")).to_be_visible()
     assert "aggregated by mean" in page.get_by_test_id("basis").inner_text()
 
     # Paired differences against the baseline (the first system until one is marked as in
@@ -61,10 +62,11 @@ def test_the_systems_page_draws_every_system(world, live_server, page, artifacts
     # Another k on the page: the curves follow.
     page.get_by_label("k", exact=True).fill("5")
     page.get_by_role("button", name="Show").click()
-    assert "NDCG@1 … NDCG@5 per system" in chart_texts(page, "curves-chart")
+    # Waits for the new page: read at once, the texts came from the old one or from none.
+    expect(page.get_by_test_id("curves-chart")).to_contain_text("NDCG@1 … NDCG@5 per system")
 
     page.get_by_role("button", name="Compare").click()
-    assert page.get_by_test_id("comparison").is_visible()
+    expect(page.get_by_test_id("comparison")).to_be_visible()
     histogram = chart_texts(page, "histogram-chart")
     assert any(t.startswith("Per-query NDCG@5 differences, beta − alpha") for t in histogram)
     page.screenshot(path=str(artifacts / "reports-compare.png"), full_page=True)

@@ -13,6 +13,7 @@ from playwright.sync_api import Page, expect
 
 from annotate.models import Document, Query, Run, RunEntry, System, Verdict, VerdictChange
 from annotate.services.sxs_setup import comparison_create
+from tests.browser.test_judging import keys_ready
 from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -112,6 +113,7 @@ def key_for(page: Page, value: str) -> str:
 
 def answer(page: Page, key: str) -> str:
     """Press a key on the current task; return its query once the next one is shown."""
+    keys_ready(page)
     query = page.locator("#query-text").inner_text()
     page.keyboard.press(key)
     expect(page.locator("#query-text")).not_to_have_text(query)
@@ -143,6 +145,7 @@ def test_seed_002_end_to_end_in_the_browser_gives_minus_a_quarter(
     page.screenshot(path=str(artifacts / "sxs-rater-screen.png"), full_page=True)
 
     # Task 1: "clearly" (2) first, then the arrow toward the candidate.
+    keys_ready(page)
     page.keyboard.press("2")
     expect(page.locator("#strength-2")).to_be_checked()
     answer(page, key_for(page, "G"))
@@ -208,7 +211,7 @@ def test_seed_002_end_to_end_in_the_browser_gives_minus_a_quarter(
     expect(report.get_by_role("heading", name="Baseline (A): RUN-PROD-2026-10")).to_be_visible()
     report.screenshot(path=str(artifacts / "sxs-manager-query.png"), full_page=True)
     manager.close()
-    assert comparison.tasks.count() == 4
+    assert comparison.tasks.filter(mirror_of__isnull=True).count() == 4  # mirrors aside (#18)
 
 
 def test_without_javascript_the_buttons_post_the_form(personas, live_server, browser, artifacts):

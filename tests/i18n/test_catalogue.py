@@ -19,7 +19,16 @@ SCRIPTS = ROOT / "static" / "js"
 ZH = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES"
 
 # The judging screens' and jobs page's scripts: their messages go through gettext.
-USER_FACING_SCRIPTS = ("judge-core.js", "judge.js", "sxs.js", "jobs.js", "judge-outbox.js")
+USER_FACING_SCRIPTS = (
+    "judge-core.js",
+    "judge-card.js",
+    "judge.js",
+    "sxs.js",
+    "jobs.js",
+    "judge-outbox.js",
+    "judge-progress.js",
+    "judge-conflicts.js",
+)
 
 
 def test_no_template_shows_text_outside_a_translation_marker():
@@ -119,3 +128,53 @@ def test_the_checks_can_fail(tmp_path):
         origin="x.html",
     )
     assert set(_string_literals(code, "gettext")) == {"Queue", "A %(b)s"}
+
+
+# A script's string literal: double or single quotes (template literals are checked apart).
+_JS_LITERAL = r"(?:\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')"
+_JS_COMMENT = re.compile(r"(?<![:\"'])//[^\n]*|/\*.*?\*/", re.S)
+_JS_MARKED = re.compile(
+    r"\bn?gettext\(\s*" + _JS_LITERAL + r"(?:\s*\+\s*" + _JS_LITERAL + r")*"
+    r"(?:\s*,\s*" + _JS_LITERAL + r"(?:\s*\+\s*" + _JS_LITERAL + r")*)?"
+)
+# Two words with a space between: a sentence; unless it is a CSS selector or a keyword list.
+_JS_NOT_TEXT = {"use strict", "noopener noreferrer"}
+
+
+def script_sentences(code: str) -> list[str]:
+    """String literals of `code` that read as words for people and that gettext does not wrap."""
+    code = _JS_MARKED.sub("gettext(", _JS_COMMENT.sub("", code))
+    found = []
+    for match in re.finditer(_JS_LITERAL + r"|`(?:[^`\\]|\\.)*`", code):
+        text = match.group(0)[1:-1]
+        plain = re.sub(r"\$\{[^}]*\}", " ", text)  # a template literal's expressions
+        if text in _JS_NOT_TEXT or " " not in plain.strip():
+            continue
+        if re.search(r"(^|\s)[.#\[]|\[data-|\[aria-|:not\(", plain):
+            continue  # a selector
+        if re.fullmatch(r"\([a-z-]+:\s*[a-z0-9-]+\)", plain.strip()):
+            continue  # a media query, e.g. (prefers-reduced-motion: reduce)
+        if len(re.findall(r"[A-Za-z]{2,}", plain)) >= 2:
+            found.append(text)
+    return found
+
+
+def test_no_script_shows_words_outside_gettext():
+    found = [
+        f"{path.name}: {text}"
+        for path in sorted(SCRIPTS.glob("*.js"))
+        for text in script_sentences(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, "Wrap these in gettext():\n" + "\n".join(found)
+
+
+def test_the_script_scan_finds_bare_words_and_only_those():
+    code = (
+        '"use strict";\nel.textContent = "Saved just now";\n'
+        'el.title = gettext("All grades saved");\n'
+        "el.textContent = interpolate(gettext('%(n)s of %(m)s' + ' done'), {n: 1});\n"
+        'document.querySelector(".sxs-result .is-shared");\n// a comment with words\n'
+        "el.textContent = `Left ${side} better`;\n"
+        'matchMedia("(prefers-reduced-motion: reduce)");\n'
+    )
+    assert script_sentences(code) == ["Saved just now", "Left ${side} better"]

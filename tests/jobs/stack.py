@@ -13,8 +13,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import requests
 from django.conf import settings
+
+from tests.support.migrated import postgres_template, sqlite_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "correct-horse-battery-staple"
@@ -39,6 +42,14 @@ print(AuthToken.objects.create(manager)[1])
 """
 
 
+def _pg_url(name: str) -> str:
+    default = settings.DATABASES["default"]
+    host = default.get("HOST") or "127.0.0.1"
+    port = default.get("PORT") or 5432
+    user = default.get("USER") or "postgres"
+    return f"postgres://{user}@{host}:{port}/{name}"
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -46,21 +57,21 @@ def _free_port() -> int:
 
 
 class Stack:
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, factory: pytest.TempPathFactory) -> None:
+        """A stack in `tmp`, its database a copy of the run's migrated one (`factory`: the
+        run's temporary directories, tests/support/migrated.py)."""
         self.tmp = tmp
         self.processes: list[subprocess.Popen] = []
         self.pg_name = None
         default = settings.DATABASES["default"]
         if default["ENGINE"].endswith("postgresql"):
             self.pg_name = f"{default['NAME']}_stack"[:60]
+            template = postgres_template(_pg_url, self._pg, f"{default['NAME']}_tmpl"[:60])
             self._pg(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
-            self._pg(f'CREATE DATABASE "{self.pg_name}"')
-            host = default.get("HOST") or "127.0.0.1"
-            port = default.get("PORT") or 5432
-            user = default.get("USER") or "postgres"
-            url = f"postgres://{user}@{host}:{port}/{self.pg_name}"
+            self._pg(f'CREATE DATABASE "{self.pg_name}" TEMPLATE "{template}"')
+            url = _pg_url(self.pg_name)
         else:
-            url = f"sqlite:///{tmp / 'db.sqlite3'}"
+            url = f"sqlite:///{sqlite_copy(factory, tmp)}"
         self.env = {k: v for k, v in os.environ.items() if k not in ("TEST_DATABASE_NAME",)} | {
             "DATABASE_URL": url,
             "DEBUG": "1",
@@ -70,8 +81,6 @@ class Stack:
             "THROTTLE_CACHE_URL": "locmem://",
             "PYTHONUNBUFFERED": "1",
         }
-        self.manage("migrate", "--noinput")
-        self.manage("migrate", "--noinput", "--database", "jobs")
         self.token = self.shell(SETUP.format(password=PASSWORD)).strip().splitlines()[-1]
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -107,6 +116,10 @@ class Stack:
             f"print(json.dumps({expression}))"
         )
         return json.loads(self.shell(code).strip().splitlines()[-1])
+
+    def query_all(self, *expressions: str) -> list:
+        """Several values from one fresh process (each process costs a second or more)."""
+        return self.query("[" + ", ".join(expressions) + "]")
 
     def spawn(self, *args: str, log: str) -> subprocess.Popen:
         out = open(self.tmp / f"{log}.log", "ab")  # noqa: SIM115 - kept open for the process

@@ -55,3 +55,17 @@ def test_adjudicated_items_become_examples_and_are_not_judged(graded, personas):
     assert 'Answer: {"grade": 2.0}' in prompt and "Example 2" not in prompt
     without = make_judge(c, "http://x/v1", name="plain")
     assert builder_for(without).template_hash != builder_for(judge).template_hash
+
+
+def test_text_stored_above_a_limit_goes_to_the_model_clamped(personas):
+    """As to raters (issue 15): a query or snippet stored before a limit existed is not sent
+    whole to a paid endpoint."""
+    from annotate.models import Document, Query
+
+    c = personas.campaign
+    (item,) = make_items(c, {("q1", "d1"): ""})
+    Query.objects.filter(pk=item.query_id).update(text="x" * 2_500)
+    Document.objects.filter(pk=item.document_id).update(snippet="s" * 30_000)
+    (selected,) = selected_items(make_judge(c, "http://x/v1", name="clamp"))
+    assert selected.text.query == "x" * 2_000 + "…"
+    assert selected.text.snippet == "s" * 20_000 + "…"

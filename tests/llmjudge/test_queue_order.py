@@ -72,3 +72,18 @@ def test_the_manager_orders_the_queue_and_sees_what_raters_said(setup, personas)
     client.post(url, {"action": "unorder"})
     assert not Query.objects.filter(campaign=c, priority__gt=0).exists()
     assert Grade.objects.count() == 0
+
+
+def test_an_excluded_raters_grades_raise_no_doubt(setup, personas):
+    from annotate.services.quality import answers_exclude
+
+    c, items, judge = setup
+    (rater,) = make_raters(c, 1)
+    bad = c.labels.get(name="Bad")
+    for item in items:
+        if item.query.external_id == "q3":  # two grades off the model's Good
+            Grade.objects.create(pool_item=item, rater=rater, label=bad)
+    assert {d.query for d in model_doubts(judge)} == {"q3", "q4"}
+    answers_exclude(campaign=c, rater=rater, by=personas.manager)
+    assert {d.query for d in model_doubts(judge)} == {"q4"}
+    assert queue_order_by_doubt(judge) == 1

@@ -64,6 +64,9 @@ def test_a_manager_creates_a_judge_and_the_key_itself_is_never_asked_for(persona
         ({"temperature": "3"}, "less than or equal to 2"),
         ({"base_url": "not a url"}, "Enter a valid URL"),
         ({"samples": "0"}, "greater than or equal to 1"),
+        # Bounded (issue 15): the template goes into every request, the ids into a query.
+        ({"template": "{query}" + "t" * 50_000}, "the limit is 50,000"),
+        ({"query_ids": "q1\n" * 70_000}, "the limit is 200,000"),
     ],
 )
 def test_bad_settings_are_refused_with_a_message(personas, change, message):

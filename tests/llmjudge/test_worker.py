@@ -49,7 +49,7 @@ def fake():
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory, fake):
-    stack = Stack(tmp_path_factory.mktemp("judge-worker"))
+    stack = Stack(tmp_path_factory.mktemp("judge-worker"), tmp_path_factory)
     stack.env |= {"LLMJUDGE_KEY_WORKER": KEY}
     stack.shell(WORLD.format(items=ITEMS, url=fake.base_url))
     yield stack
@@ -69,9 +69,12 @@ def test_a_cancelled_run_keeps_its_answers_and_a_rerun_asks_only_the_rest(stack,
         stopped = stack.wait_job(job_id, lambda j: j["finished"])
         assert stopped["state"] == "cancelled", stopped
         assert "kept in the cache" in stopped["error"] and "unchanged" in stopped["error"]
-        kept = stack.query("__import__('llmjudge.models').models.ModelReply.objects.count()")
+        kept, sources = stack.query_all(
+            "__import__('llmjudge.models').models.ModelReply.objects.count()",
+            "LabelSource.objects.filter(name='model:fake').count()",
+        )
         assert 3 <= kept < ITEMS
-        assert stack.query("LabelSource.objects.filter(name='model:fake').count()") == 0
+        assert sources == 0
         sent = len(fake.log())
         assert kept <= sent < ITEMS
 

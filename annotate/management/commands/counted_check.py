@@ -20,6 +20,7 @@ from annotate.counted import (
     TRIGGERS,
     Counters,
     counted_recount,
+    counters_as_built,
     triggers_install,
     triggers_present,
 )
@@ -47,12 +48,37 @@ NAMES = {POOL.task_table: ("items", "item", "grades")}
 TASK_NAMES = ("side-by-side tasks", "task", "verdicts")
 
 
+# Answers whose gold flag is not their task's: the counters would count an answer to gold (or
+# leave out one to real work). The gold service sets both in one transaction.
+_GOLD_ASTRAY = """
+SELECT COUNT(*) FROM {answer} a INNER JOIN {task} p ON p.id = a.{afk} WHERE a.gold <> p.gold
+"""
+_GOLD_MEND = """
+UPDATE {answer} SET gold = (SELECT p.gold FROM {task} p WHERE p.id = {answer}.{afk})
+WHERE gold <> (SELECT p.gold FROM {task} p WHERE p.id = {answer}.{afk})
+"""
+
+
+def gold_astray(counters: Counters, *, mend: bool = False) -> int:
+    """How many answers carry another gold flag than their task; with `mend`, set theirs."""
+    names = dict(answer=counters.answer_table, task=counters.task_table, afk=counters.answer_fk)
+    with connection.cursor() as cursor:
+        columns = connection.introspection.get_table_description(cursor, counters.answer_table)
+        if "gold" not in {column.name for column in columns}:
+            return 0  # a database migrated back to before gold (0026)
+        cursor.execute(_GOLD_ASTRAY.format(**names))
+        astray = cursor.fetchone()[0]
+        if mend and astray:
+            cursor.execute(_GOLD_MEND.format(**names))
+    return astray
+
+
 def wrong_counters(counters: Counters) -> list[tuple]:
     sql = _WRONG.format(
         task=counters.task_table,
         answer=counters.answer_table,
         afk=counters.answer_fk,
-        counts=counters.counts.format(row="g"),
+        counts=counters_as_built(connection, counters).counts.format(row="g"),
         lease=counters.lease_table,
         lfk=counters.lease_fk,
     )
@@ -86,14 +112,22 @@ class Command(BaseCommand):
                     cursor.execute(f"LOCK TABLE {tasks} IN EXCLUSIVE MODE")
                     cursor.execute(f"LOCK TABLE {rest} IN SHARE MODE")
             missing = sorted(set(TRIGGERS) - triggers_present(connection))
+            astray = {c.answer_table: gold_astray(c, mend=options["fix"]) for c in COUNTERS}
             wrong = {c.task_table: wrong_counters(c) for c in COUNTERS}
-            if options["fix"] and (missing or any(wrong.values())):
+            if options["fix"] and (missing or any(wrong.values()) or any(astray.values())):
                 triggers_install(connection)
                 counted_recount(connection)
-        self._report(missing, wrong, fixed=options["fix"])
+        self._report(missing, wrong, fixed=options["fix"], astray=astray)
 
-    def _report(self, missing: list[str], wrong: dict[str, list[tuple]], *, fixed: bool) -> None:
-        if not missing and not any(wrong.values()):
+    def _report(
+        self,
+        missing: list[str],
+        wrong: dict[str, list[tuple]],
+        *,
+        fixed: bool,
+        astray: dict[str, int],
+    ) -> None:
+        if not missing and not any(wrong.values()) and not any(astray.values()):
             self.stdout.write(
                 "counters: every item matches its grades and leases, every side-by-side task "
                 "its verdicts and leases; triggers installed."
@@ -101,6 +135,9 @@ class Command(BaseCommand):
             return
         if missing:
             self.stdout.write(f"missing triggers: {', '.join(missing)}")
+        for table, n in astray.items():
+            if n:
+                self.stdout.write(f"{n} rows of {table} whose gold flag is not their task's")
         for table, rows in wrong.items():
             if rows:
                 self._report_rows(rows, *NAMES.get(table, TASK_NAMES))

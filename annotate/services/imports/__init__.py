@@ -8,6 +8,8 @@ line by line, so a byte that is not UTF-8 is reported at its line) or text.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
+
 from annotate.models import Campaign
 from annotate.services.imports.common import FileArg, ImportFailed, ImportSummary, Progress
 from annotate.services.imports.documents import import_documents
@@ -81,4 +83,7 @@ def import_file(
             replace=replace,
             **common,
         )
-    raise ValueError(f"unknown import kind {kind!r}: use one of {', '.join(IMPORT_KINDS)}")
+    raise ValueError(
+        _("unknown import kind %(kind)s: use one of %(names)s")
+        % {"kind": repr(kind), "names": ", ".join(IMPORT_KINDS)}
+    )

@@ -19,6 +19,7 @@ from typing import IO, Any
 
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from annotate import inputs
 from annotate.models import Campaign, Document, Query
@@ -73,24 +74,34 @@ class ImportSummary:
     warnings: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
-        parts = [f"{self.path}: {self.lines:,} lines read", f"{self.created:,} {self.noun} created"]
+        def n(count: int) -> str:
+            return f"{count:,}"
+
+        parts = [
+            _("%(path)s: %(n)s lines read") % {"path": self.path, "n": n(self.lines)},
+            _("%(n)s %(noun)s created") % {"n": n(self.created), "noun": self.noun},
+        ]
         if self.updated:
-            parts.append(f"{self.updated:,} updated")
+            parts.append(_("%(n)s updated") % {"n": n(self.updated)})
         if self.skipped:
-            parts.append(f"{self.skipped:,} skipped (blank or unchanged)")
+            parts.append(_("%(n)s skipped (blank or unchanged)") % {"n": n(self.skipped)})
         if self.placeholders_filled:
-            parts.append(f"{self.placeholders_filled:,} placeholder documents filled")
+            parts.append(
+                _("%(n)s placeholder documents filled") % {"n": n(self.placeholders_filled)}
+            )
         if self.placeholders:
-            parts.append(f"{self.placeholders:,} placeholder documents created")
+            parts.append(_("%(n)s placeholder documents created") % {"n": n(self.placeholders)})
         if self.queries_created:
-            parts.append(f"{self.queries_created:,} queries created")
+            parts.append(_("%(n)s queries created") % {"n": n(self.queries_created)})
         if self.runs:
-            parts.append("runs: " + ", ".join(self.runs))
+            parts.append(_("runs: %(names)s") % {"names": ", ".join(self.runs)})
         if self.systems_created:
-            parts.append("new systems: " + ", ".join(self.systems_created))
+            parts.append(_("new systems: %(names)s") % {"names": ", ".join(self.systems_created)})
         if self.source:
-            parts.append(f"label source: {self.source}")
-        return "; ".join(parts) + "."
+            parts.append(_("label source: %(name)s") % {"name": self.source})
+        # Chinese joins with ； and ends with 。
+        separator = pgettext("import summary", "; ")
+        return separator.join(parts) + pgettext("import summary", ".")
 
 
 def display_name(file: FileArg, name: str | None) -> str:
@@ -249,7 +260,7 @@ def json_object(text: str, line: int, fields: Fields) -> dict:
     except inputs.BadInput as exc:
         raise fields.fail(line, str(exc)) from None
     if not isinstance(record, dict):
-        raise fields.fail(line, "a JSON line must be an object ({...})")
+        raise fields.fail(line, _("a JSON line must be an object ({...})"))
     return record
 
 
@@ -276,7 +287,9 @@ class Fields:
         except ValueError:
             value = math.nan
         if not math.isfinite(value):
-            raise self.fail(line, f"{what} {text!r} is not a number")
+            raise self.fail(
+                line, _("%(what)s %(text)s is not a number") % {"what": what, "text": repr(text)}
+            )
         return value
 
     def integer(self, text: str, line: int, what: str) -> int:
@@ -285,23 +298,38 @@ class Fields:
         except ValueError:
             value = None
         if value is None:
-            raise self.fail(line, f"{what} {text!r} is not a whole number")
+            raise self.fail(
+                line,
+                _("%(what)s %(text)s is not a whole number") % {"what": what, "text": repr(text)},
+            )
         if not -(2**31) <= value < 2**31:
-            raise self.fail(line, f"{what} {text!r} is out of range")
+            raise self.fail(
+                line, _("%(what)s %(text)s is out of range") % {"what": what, "text": repr(text)}
+            )
         return value
 
     def ident(self, value: Any, line: int, what: str, max_length: int) -> str:
         """An external id: text (or a JSON number), not empty, no whitespace (TREC files split
         on whitespace, so such an id could never be matched), within the column's length."""
         if isinstance(value, bool) or not isinstance(value, str | int):
-            raise self.fail(line, f"{what} must be text, got {value!r}")
+            raise self.fail(
+                line,
+                _("%(what)s must be text, got %(value)s") % {"what": what, "value": repr(value)},
+            )
         text = str(value)
         if not text:
-            raise self.fail(line, f"{what} is empty")
+            raise self.fail(line, _("%(what)s is empty") % {"what": what})
         if text.split() != [text]:  # one C call, unlike a loop over the characters
-            raise self.fail(line, f"{what} {text!r} contains whitespace")
+            raise self.fail(
+                line,
+                _("%(what)s %(text)s contains whitespace") % {"what": what, "text": repr(text)},
+            )
         if len(text) > max_length:
-            raise self.fail(line, f"{what} is longer than {max_length} characters")
+            raise self.fail(
+                line,
+                _("%(what)s is longer than %(max_length)s characters")
+                % {"what": what, "max_length": max_length},
+            )
         return text
 
     def name(self, text: str, line: int | None, what: str) -> str:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from annotate import inputs
 from annotate.models import Campaign, Document
@@ -52,7 +54,10 @@ def _text(value: object, line: int, key: str, fields: Fields) -> str:
     if value is None:
         return ""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise fields.fail(line, f"{key!r} must be text, got {value!r}")
+        raise fields.fail(
+            line,
+            _("%(key)s must be text, got %(value)s") % {"key": repr(key), "value": repr(value)},
+        )
     return str(value).strip()
 
 
@@ -61,18 +66,20 @@ _LIMITS = {"title": "title", "url": "url", "snippet": "snippet"}
 
 
 def _record(line: int, data: dict, fields: Fields) -> _Record:
-    ext = fields.ident(pick(data, _ID_KEYS), line, "document id", MAX_DOCUMENT_ID)
+    ext = fields.ident(pick(data, _ID_KEYS), line, _("document id"), MAX_DOCUMENT_ID)
     values = {key: _text(data[key], line, key, fields) for key in _TEXT_FIELDS if key in data}
     for key, value in values.items():
         fields.text(value, line, key, _LIMITS[key])
     url = values.get("url", "")
     if url:
         if len(url) > MAX_URL:
-            raise fields.fail(line, f"url is longer than {MAX_URL} characters")
+            raise fields.fail(line, _("url is longer than %(max)s characters") % {"max": MAX_URL})
         try:
             _validate_url(url)
         except ValidationError:
-            raise fields.fail(line, f"url {url!r} is not an http(s) URL") from None
+            raise fields.fail(
+                line, _("url %(url)s is not an http(s) URL") % {"url": repr(url)}
+            ) from None
     extra = {k: v for k, v in data.items() if k not in (*_ID_KEYS, *_TEXT_FIELDS, "extra")}
     if isinstance(data.get("extra"), dict):
         extra = {**data["extra"], **extra}
@@ -88,7 +95,9 @@ def check_extra(extra: dict, line: int, fields: Fields) -> None:
     max_keys, max_bytes = inputs.limit("extra_keys"), inputs.limit("extra_bytes")
     if len(extra) > max_keys:
         raise fields.fail(
-            line, f"{len(extra):,} extra fields; a document may have at most {max_keys:,}"
+            line,
+            _("%(n)s extra fields; a document may have at most %(max_keys)s")
+            % {"n": format(len(extra), ","), "max_keys": format(max_keys, ",")},
         )
     for key, value in extra.items():
         # CSV cells come here unchecked by the JSON parser: NUL and surrogates are refused
@@ -96,11 +105,17 @@ def check_extra(extra: dict, line: int, fields: Fields) -> None:
         for text in (key, value) if isinstance(value, str) else (key,):
             problem = inputs.text_problem(text)
             if problem is not None:
-                raise fields.fail(line, f"extra field {key[:60]!r} {problem}")
+                raise fields.fail(
+                    line,
+                    _("extra field %(key)s %(problem)s")
+                    % {"key": repr(key[:60]), "problem": problem},
+                )
     size = len(json.dumps(extra, ensure_ascii=False).encode())
     if size > max_bytes:
         raise fields.fail(
-            line, f"the extra fields take {size:,} bytes as JSON; the limit is {max_bytes:,}"
+            line,
+            _("the extra fields take %(size)s bytes as JSON; the limit is %(max_bytes)s")
+            % {"size": format(size, ","), "max_bytes": format(max_bytes, ",")},
         )
 
 
@@ -111,7 +126,7 @@ def _jsonl_records(lines: Iterator[tuple[int, str]], fields: Fields, summary: Im
             continue
         data = json_object(raw, line, fields)
         if pick(data, _ID_KEYS) is None:
-            raise fields.fail(line, "no document id: expected an 'id' or 'docno' key")
+            raise fields.fail(line, _("no document id: expected an 'id' or 'docno' key"))
         yield _record(line, data, fields)
 
 
@@ -130,19 +145,21 @@ def _csv_records(lines: Iterator[tuple[int, str]], fields: Fields, summary: Impo
             if header is None:
                 header = [cell.strip().lower() for cell in row]
                 if not any(key in header for key in _ID_KEYS):
-                    raise fields.fail(line, "the header has no 'id' (or 'docno') column")
+                    raise fields.fail(line, _("the header has no 'id' (or 'docno') column"))
                 if "" in header or len(set(header)) != len(header):
-                    raise fields.fail(line, "the header has an empty or repeated column name")
+                    raise fields.fail(line, _("the header has an empty or repeated column name"))
                 continue
             if len(row) != len(header):
                 raise fields.fail(
-                    line, f"expected {len(header)} columns as in the header, found {len(row)}"
+                    line,
+                    _("expected %(n)s columns as in the header, found %(n2)s")
+                    % {"n": len(header), "n2": len(row)},
                 )
             yield _record(line, dict(zip(header, row, strict=True)), fields)
     except csv.Error as exc:
-        raise fields.fail(start, f"bad CSV ({exc})") from None
+        raise fields.fail(start, _("bad CSV (%(exc)s)") % {"exc": exc}) from None
     if header is None:
-        raise fields.fail(None, "the file is empty: expected a header row")
+        raise fields.fail(None, _("the file is empty: expected a header row"))
 
 
 def import_documents(
@@ -161,7 +178,9 @@ def import_documents(
     URLs must be http(s). A document id twice in one file is an error.
     """
     path = display_name(file, name)
-    summary = ImportSummary(kind="documents", path=path, noun="documents")
+    summary = ImportSummary(
+        kind="documents", path=path, noun=pgettext("import summary", "documents")
+    )
     fields = Fields(path)
     with (
         LineSource(file, path=path, progress=progress, keep_ends=True) as source,
@@ -170,7 +189,9 @@ def import_documents(
         first, lines = peek(iter(source))
         fmt = fmt or detect_format(path, first, DOCUMENT_FORMATS)
         if fmt not in DOCUMENT_FORMATS:
-            raise ImportFailed(path, None, f"unsupported format {fmt!r}: use csv or jsonl")
+            raise ImportFailed(
+                path, None, _("unsupported format %(fmt)s: use csv or jsonl") % {"fmt": repr(fmt)}
+            )
         records = (_csv_records if fmt == "csv" else _jsonl_records)(lines, fields, summary)
         doc_map = document_map(campaign)
         seen: dict[str, int] = {}
@@ -179,7 +200,8 @@ def import_documents(
             if record.ext in seen:
                 raise fields.fail(
                     record.line,
-                    f"document {record.ext!r} is already defined at line {seen[record.ext]}",
+                    _("document %(ext)s is already defined at line %(seen)s")
+                    % {"ext": repr(record.ext), "seen": seen[record.ext]},
                 )
             seen[record.ext] = record.line
             batch.append(record)

@@ -36,8 +36,13 @@ def insert_rows(
 ) -> None:
     """Insert ``rows`` (values in the order of ``columns``). Database errors come out as
     Django's (IntegrityError for a unique constraint), as they would from the ORM."""
+    insert_into(model._meta.db_table, columns, rows)
+
+
+def insert_into(table_name: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    """``insert_rows`` for a table by name (a temporary table has no model)."""
     quote = connection.ops.quote_name
-    table = quote(model._meta.db_table)
+    table = quote(table_name)
     names = ", ".join(quote(c) for c in columns)
     with connection.cursor() as cursor, connection.wrap_database_errors:
         if connection.vendor == "postgresql":

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
+
 from annotate import inputs
 from annotate.models import Campaign, LabelSource, SourceKind, SourceLabel
 from annotate.services.imports.common import (
@@ -40,19 +43,30 @@ class GradeCheck:
         self.fields = fields
         self.grades = set(campaign.labels.values_list("grade", flat=True))
         self.shown = ", ".join(f"{g:g}" for g in sorted(self.grades))
+        # Translated once, not per line (gettext per line was most of a run import's time).
+        self.grade_label = _("grade")
 
-    def __call__(self, text: str, line: int, what: str = "grade") -> float:
+    def __call__(self, text: str, line: int, what: str | None = None) -> float:
+        what = what or self.grade_label
         grade = self.fields.number(text, line, what)
         bound = inputs.limit("grade_abs")
         if abs(grade) > bound:
             # The exponential gain 2^grade - 1 overflows a float from 1024 on: every score
             # page would fail. No scale comes near the bound.
-            raise self.fields.fail(line, f"{what} {text} is outside -{bound:,}..{bound:,}")
+            raise self.fields.fail(
+                line,
+                _("%(what)s %(text)s is outside -%(bound)s..%(bound)s")
+                % {"what": what, "text": text, "bound": format(bound, ",")},
+            )
         if self.strict and grade >= 0 and grade not in self.grades:
             raise self.fields.fail(
                 line,
-                f"{what} {text} is not on the label scale ({self.shown}); a negative grade "
-                "means pooled but not judged; to keep other grades, import with --any-grade",
+                _(
+                    "%(what)s %(text)s is not on the label scale (%(shown)s); a negative "
+                    "grade means pooled but not judged; to keep other grades, import with "
+                    "--any-grade"
+                )
+                % {"what": what, "text": text, "shown": self.shown},
             )
         return grade
 
@@ -69,17 +83,22 @@ def open_source(
 ) -> LabelSource:
     """A new label source, or (``replace``) an existing one emptied in place, so what points at
     it survives; the import's transaction restores its labels if the file then fails."""
-    fields.name(name, None, "label source name")
+    fields.name(name, None, _("label source name"))
     if kind not in SourceKind.values:
         raise fields.fail(
-            None, f"unknown label source kind {kind!r}: use {', '.join(SourceKind.values)}"
+            None,
+            _("unknown label source kind %(kind)s: use %(names)s")
+            % {"kind": repr(kind), "names": ", ".join(SourceKind.values)},
         )
     source = LabelSource.objects.filter(campaign=campaign, name=name).first()
     if source is not None and not replace:
         raise fields.fail(
             None,
-            f"label source {name!r} already exists in this campaign: give another name, "
-            "or replace it (--replace)",
+            _(
+                "label source %(name)s already exists in this campaign: give another "
+                "name, or replace it (--replace)"
+            )
+            % {"name": repr(name)},
         )
     if source is None:
         source = LabelSource.objects.create(campaign=campaign, name=name, kind=kind, params=params)
@@ -87,7 +106,7 @@ def open_source(
         SourceLabel.objects.filter(source=source).delete()
         source.kind, source.params = kind, params
         source.save(update_fields=["kind", "params"])
-        summary.warnings.append(f"label source {name!r} replaced")
+        summary.warnings.append(_("label source %(name)s replaced") % {"name": repr(name)})
     summary.source = name
     return source
 
@@ -123,7 +142,7 @@ def import_qrels(
     """
     path = display_name(file, name)
     fields = Fields(path)
-    summary = ImportSummary(kind="qrels", path=path, noun="labels")
+    summary = ImportSummary(kind="qrels", path=path, noun=pgettext("import summary", "labels"))
     with LineSource(file, path=path, progress=progress) as lines, atomic_import(path):
         check = GradeCheck(campaign, strict=strict_scale, fields=fields)
         params = {"file": path, "any_grade": not strict_scale}
@@ -138,23 +157,28 @@ def import_qrels(
         )
         qmap, doc_map = query_map(campaign), document_map(campaign)
         rows: list[_Row] = []
+        doc_label = _("document id")
         for line, text in lines:
             cols = text.split()
             if not cols:
                 summary.skipped += 1
                 continue
             if len(cols) != 4:
-                few = "too few" if len(cols) < 4 else "too many"
-                raise fields.fail(
-                    line, f"{few} columns: expected 4 ({QRELS_COLUMNS}), found {len(cols)}"
+                message = (
+                    _("too few columns: expected 4 (%(columns)s), found %(n)s")
+                    if len(cols) < 4
+                    else _("too many columns: expected 4 (%(columns)s), found %(n)s")
                 )
+                raise fields.fail(line, message % {"columns": QRELS_COLUMNS, "n": len(cols)})
             qid, _iter, docno, grade_text = cols
-            fields.ident(docno, line, "document id", MAX_DOCUMENT_ID)
+            fields.ident(docno, line, doc_label, MAX_DOCUMENT_ID)
             grade = check(grade_text, line)
             query_id = qmap.get(qid)
             if query_id is None:
                 raise fields.fail(
-                    line, f"query {qid!r} is not in this campaign: import the queries first"
+                    line,
+                    _("query %(qid)s is not in this campaign: import the queries first")
+                    % {"qid": repr(qid)},
                 )
             rows.append(_Row(line, qid, query_id, docno, grade))
             if len(rows) >= BATCH_SIZE:
@@ -164,7 +188,8 @@ def import_qrels(
         summary.lines = lines.lines
         if not summary.created:
             summary.warnings.append(
-                f"the file has no qrels lines: label source {source_name!r} is empty"
+                _("the file has no qrels lines: label source %(source_name)s is empty")
+                % {"source_name": repr(source_name)}
             )
         placeholder_warning(summary)
     return summary

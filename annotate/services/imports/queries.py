@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
+
 from annotate.models import Campaign, Query
 from annotate.services.imports.common import (
     BATCH_SIZE,
@@ -41,10 +44,12 @@ def _records(
         if fmt == "tsv":
             cols = raw.split("\t")
             if len(cols) < 2:
-                raise fields.fail(line, "too few columns: expected qid<TAB>text (no tab found)")
+                raise fields.fail(line, _("too few columns: expected qid<TAB>text (no tab found)"))
             if len(cols) > 3:
                 raise fields.fail(
-                    line, f"too many columns ({len(cols)}): expected qid<TAB>text[<TAB>description]"
+                    line,
+                    _("too many columns (%(n)s): expected qid<TAB>text[<TAB>description]")
+                    % {"n": len(cols)},
                 )
             qid, text, description = cols[0].strip(), cols[1].strip(), ""
             if len(cols) == 3:
@@ -53,24 +58,27 @@ def _records(
             record = json_object(raw, line, fields)
             qid = pick(record, _ID_KEYS)
             if qid is None:
-                raise fields.fail(line, "no query id: expected an 'id' or 'qid' key")
+                raise fields.fail(line, _("no query id: expected an 'id' or 'qid' key"))
             text = pick(record, _TEXT_KEYS)
             if text is None:
-                raise fields.fail(line, "no query text: expected a 'text' or 'query' key")
+                raise fields.fail(line, _("no query text: expected a 'text' or 'query' key"))
             description = pick(record, _DESCRIPTION_KEYS) or ""
             if not isinstance(text, str) or not isinstance(description, str):
-                raise fields.fail(line, "'text' (or 'query') and 'description' must be text")
+                raise fields.fail(line, _("'text' (or 'query') and 'description' must be text"))
             text, description = text.strip(), description.strip()
             ignored.update(set(record) - {*_ID_KEYS, *_TEXT_KEYS, *_DESCRIPTION_KEYS})
-        qid = fields.ident(qid, line, "query id", MAX_QUERY_ID)
+        qid = fields.ident(qid, line, _("query id"), MAX_QUERY_ID)
         if not text:
-            raise fields.fail(line, f"query {qid!r} has no text")
-        fields.text(text, line, f"the text of query {qid!r}", "query_text")
-        fields.text(description, line, f"the description of query {qid!r}", "intent")
+            raise fields.fail(line, _("query %(qid)s has no text") % {"qid": repr(qid)})
+        fields.text(text, line, _("the text of query %(qid)s") % {"qid": repr(qid)}, "query_text")
+        fields.text(
+            description, line, _("the description of query %(qid)s") % {"qid": repr(qid)}, "intent"
+        )
         yield line, qid, text, description
     if ignored:
         summary.warnings.append(
-            "ignored keys (queries keep no extra fields): " + ", ".join(sorted(ignored))
+            _("ignored keys (queries keep no extra fields): %(keys)s")
+            % {"keys": ", ".join(sorted(ignored))}
         )
 
 
@@ -89,13 +97,15 @@ def import_queries(
     A query id twice in one file is an error: one of the two texts would be lost silently.
     """
     path = display_name(file, name)
-    summary = ImportSummary(kind="queries", path=path, noun="queries")
+    summary = ImportSummary(kind="queries", path=path, noun=pgettext("import summary", "queries"))
     fields = Fields(path)
     with LineSource(file, path=path, progress=progress) as source, atomic_import(path):
         first, lines = peek(iter(source))
         fmt = fmt or detect_format(path, first, QUERY_FORMATS)
         if fmt not in QUERY_FORMATS:
-            raise ImportFailed(path, None, f"unsupported format {fmt!r}: use tsv or jsonl")
+            raise ImportFailed(
+                path, None, _("unsupported format %(fmt)s: use tsv or jsonl") % {"fmt": repr(fmt)}
+            )
         existing = {
             q.external_id: q
             for q in Query.objects.filter(campaign=campaign).only(
@@ -107,7 +117,11 @@ def import_queries(
         changed: list[Query] = []
         for line, qid, text, description in _records(lines, fmt, fields, summary):
             if qid in seen:
-                raise fields.fail(line, f"query {qid!r} is already defined at line {seen[qid]}")
+                raise fields.fail(
+                    line,
+                    _("query %(qid)s is already defined at line %(seen)s")
+                    % {"qid": repr(qid), "seen": seen[qid]},
+                )
             seen[qid] = line
             query = existing.get(qid)
             if query is None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from django.db import IntegrityError
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from annotate.models import Campaign, Run, RunEntry, System
 from annotate.services.imports.common import (
-    BATCH_SIZE,
     MAX_DOCUMENT_ID,
     Fields,
     FileArg,
@@ -15,30 +16,13 @@ from annotate.services.imports.common import (
     LineSource,
     Progress,
     atomic_import,
-    create_placeholders,
     display_name,
-    document_map,
-    insert_batch,
     query_map,
 )
-from annotate.services.imports.fastinsert import insert_rows
+from annotate.services.imports.staging import RunStaging, sqlite_cache
 
 RUN_COLUMNS = "qid Q0 docno rank score tag"
 ENTRY_COLUMNS = ("run_id", "query_id", "document_id", "rank", "score")
-
-
-@dataclass(slots=True)
-class EntryRow:
-    """One parsed line waiting for its batch: the document is resolved (or made a placeholder)
-    when the batch is written."""
-
-    line: int
-    run: Run
-    qid: str
-    query_id: int
-    docno: str
-    rank: int
-    score: float | None
 
 
 def open_run(
@@ -54,8 +38,8 @@ def open_run(
     """The run to fill: a new one, or (``replace``) an existing one emptied in place. Keeping
     the row keeps the side-by-side comparisons that point at it; the whole import is one
     transaction, so a failure later in the file restores the old entries."""
-    fields.name(name, line, "run name")
-    fields.name(system_name, line, "system name")
+    fields.name(name, line, _("run name"))
+    fields.name(system_name, line, _("system name"))
     system, created = System.objects.get_or_create(campaign=campaign, name=system_name)
     if created:
         summary.systems_created.append(system_name)
@@ -63,8 +47,11 @@ def open_run(
     if run is not None and not replace:
         raise fields.fail(
             line,
-            f"run {name!r} already exists in this campaign: give another name, "
-            "or replace it (--replace)",
+            _(
+                "run %(name)s already exists in this campaign: give another name, or "
+                "replace it (--replace)"
+            )
+            % {"name": repr(name)},
         )
     if run is None:
         run = Run.objects.create(
@@ -75,60 +62,20 @@ def open_run(
         run.system, run.source_file = system, summary.path[:300]
         run.entries_version += 1
         run.save(update_fields=["system", "source_file", "entries_version"])
-        summary.warnings.append(f"run {name!r} replaced")
+        summary.warnings.append(_("run %(name)s replaced") % {"name": repr(name)})
     summary.runs.append(name)
     return run
-
-
-def write_entries(
-    campaign: Campaign,
-    rows: list[EntryRow],
-    doc_map: dict[str, int],
-    fields: Fields,
-    summary: ImportSummary,
-) -> None:
-    """Insert one batch of run entries, making placeholders for documents the map lacks."""
-    if not rows:
-        return
-    summary.placeholders += create_placeholders(campaign, doc_map, (r.docno for r in rows))
-    values = [(r.run.pk, r.query_id, doc_map[r.docno], r.rank, r.score) for r in rows]
-    insert_batch(
-        lambda: insert_rows(RunEntry, ENTRY_COLUMNS, values),
-        lambda: _find_duplicate(rows, doc_map, fields),
-    )
-    summary.created += len(values)
-
-
-def _find_duplicate(
-    rows: list[EntryRow], doc_map: dict[str, int], fields: Fields
-) -> ImportFailed | None:
-    """The first line of a refused batch whose document is already in its query's list: earlier
-    in the batch, or stored by an earlier batch (those were accepted, so this line is the
-    file's first repeat)."""
-    stored = set(
-        RunEntry.objects.filter(
-            run_id__in={r.run.pk for r in rows}, query_id__in={r.query_id for r in rows}
-        ).values_list("run_id", "query_id", "document_id")
-    )
-    seen: dict[tuple[int, int, int], int] = {}
-    for r in rows:
-        key = (r.run.pk, r.query_id, doc_map[r.docno])
-        if key in seen or key in stored:
-            where = f"line {seen[key]}" if key in seen else "an earlier line"
-            return fields.fail(
-                r.line,
-                f"document {r.docno!r} is listed twice for query {r.qid!r} in run "
-                f"{r.run.name!r} (first at {where})",
-            )
-        seen[key] = r.line
-    return None
 
 
 def placeholder_warning(summary: ImportSummary) -> None:
     if summary.placeholders:
         summary.warnings.append(
-            f"{summary.placeholders:,} documents were not in the campaign and were created as "
-            "placeholders (known by id only): import their documents to show them to raters"
+            _(
+                "%(placeholders)s documents were not in the campaign and were created "
+                "as placeholders (known by id only): import their documents to show "
+                "them to raters"
+            )
+            % {"placeholders": format(summary.placeholders, ",")}
         )
 
 
@@ -151,41 +98,106 @@ def import_run(
     Queries must exist; documents the campaign does not know become placeholders. A run name the
     campaign already has is an error unless ``replace=True``, which swaps its entries atomically.
     ``filename`` is the file's name in messages (default: the path).
+
+    Each line is checked as it is read and staged (``staging.RunStaging``); the documents and
+    entries are then written by a few set-based statements, all in the import's one transaction.
     """
     path = display_name(file, filename)
-    fields = Fields(path)
-    summary = ImportSummary(kind="run", path=path, noun="run entries")
+    summary = ImportSummary(kind="run", path=path, noun=pgettext("import summary", "run entries"))
     if per_tag and (name or system):
         raise ImportFailed(
             path,
             None,
-            "one run per tag takes run and system names from the tags: "
-            "give no run name and no system",
+            _(
+                "one run per tag takes run and system names from the tags: give no run "
+                "name and no system"
+            ),
         )
-    with LineSource(file, path=path, progress=progress) as source, atomic_import(path):
-        qmap, doc_map = query_map(campaign), document_map(campaign)
-        runs: dict[str, Run] = {}
+    with LineSource(file, path=path, progress=progress) as source, sqlite_cache():
+        with atomic_import(path), RunStaging(campaign.pk) as staging:
+            reader = _RunReader(campaign, staging, summary, name, system, per_tag, replace)
+            try:
+                reader.stage(source)
+            except ImportFailed as exc:
+                # Repeated documents are looked for only once lines are staged: a repeat before
+                # the bad line is the file's first error, so it is the one reported.
+                if exc.line is not None:
+                    reader.raise_first_repeat(before=exc.line)
+                raise
+            summary.lines = source.lines
+            # Progress again between the long statements: a job's cancel takes effect at its
+            # next report, and the lines are all read by now.
+            report = progress or (lambda done: None)
+            with staging.checked_by_joins():
+                summary.placeholders = staging.create_placeholders()
+                report(source.lines)
+                try:
+                    summary.created = staging.insert_entries()
+                except IntegrityError:
+                    reader.raise_first_repeat()
+                    raise  # not a repeat in the file: another import wrote meanwhile
+            report(source.lines)
+        if not reader.runs:
+            summary.warnings.append(_("the file has no run lines: nothing was imported"))
+        placeholder_warning(summary)
+    return summary
+
+
+class _RunReader:
+    """Checks each line of a run file and stages it; opens the runs its tags name."""
+
+    def __init__(
+        self,
+        campaign: Campaign,
+        staging: RunStaging,
+        summary: ImportSummary,
+        name: str | None,
+        system: str | None,
+        per_tag: bool,
+        replace: bool,
+    ) -> None:
+        self.campaign, self.staging, self.summary = campaign, staging, summary
+        self.name, self.system, self.per_tag, self.replace = name, system, per_tag, replace
+        self.fields = Fields(summary.path)
+        self.qmap = query_map(campaign)
+        self.runs: dict[str, Run] = {}
+
+    def stage(self, source: LineSource) -> None:
+        fields, qmap, runs, per_tag, name = (
+            self.fields,
+            self.qmap,
+            self.runs,
+            self.per_tag,
+            self.name,
+        )
+        add = self.staging.add
+        # Translated once: gettext per line was two thirds of the client's time on a big file.
+        rank_label, score_label = _("rank"), _("score")
         first_tag: tuple[str, int] | None = None
         mixed_tags = False
-        rows: list[EntryRow] = []
         for line, text in source:
             cols = text.split()
             if not cols:
-                summary.skipped += 1
+                self.summary.skipped += 1
                 continue
             if len(cols) != 6:
-                few = "too few" if len(cols) < 6 else "too many"
-                raise fields.fail(
-                    line, f"{few} columns: expected 6 ({RUN_COLUMNS}), found {len(cols)}"
+                message = (
+                    _("too few columns: expected 6 (%(columns)s), found %(n)s")
+                    if len(cols) < 6
+                    else _("too many columns: expected 6 (%(columns)s), found %(n)s")
                 )
+                raise fields.fail(line, message % {"columns": RUN_COLUMNS, "n": len(cols)})
             qid, _q0, docno, rank_text, score_text, tag = cols
-            fields.ident(docno, line, "document id", MAX_DOCUMENT_ID)
-            rank = fields.integer(rank_text, line, "rank")
-            score = fields.number(score_text, line, "score")
+            if len(docno) > MAX_DOCUMENT_ID:  # split() leaves it non-empty, without whitespace
+                fields.ident(docno, line, _("document id"), MAX_DOCUMENT_ID)
+            rank = fields.integer(rank_text, line, rank_label)
+            score = fields.number(score_text, line, score_label)
             query_id = qmap.get(qid)
             if query_id is None:
                 raise fields.fail(
-                    line, f"query {qid!r} is not in this campaign: import the queries first"
+                    line,
+                    _("query %(qid)s is not in this campaign: import the queries first")
+                    % {"qid": repr(qid)},
                 )
             if first_tag is None:
                 first_tag = (tag, line)
@@ -193,31 +205,50 @@ def import_run(
                 if not name:
                     raise fields.fail(
                         line,
-                        f"tag {tag!r} differs from {first_tag[0]!r} (line {first_tag[1]}): "
-                        "import one run per tag (--per-tag) or name the run (--name)",
+                        _(
+                            "tag %(tag)s differs from %(first_tag)s (line %(line)s): import "
+                            "one run per tag (--per-tag) or name the run (--name)"
+                        )
+                        % {
+                            "tag": repr(tag),
+                            "first_tag": repr(first_tag[0]),
+                            "line": first_tag[1],
+                        },
                     )
                 if not mixed_tags:
-                    summary.warnings.append(f"the file has several tags; all went into {name!r}")
+                    self.summary.warnings.append(
+                        _("the file has several tags; all went into %(name)s")
+                        % {"name": repr(name)}
+                    )
                 mixed_tags = True
             key = tag if per_tag else ""
             run = runs.get(key)
             if run is None:
                 run = runs[key] = open_run(
-                    campaign=campaign,
+                    campaign=self.campaign,
                     name=tag if per_tag else (name or tag),
-                    system_name=tag if per_tag else (system or first_tag[0]),
-                    replace=replace,
+                    system_name=tag if per_tag else (self.system or first_tag[0]),
+                    replace=self.replace,
                     line=line,
                     fields=fields,
-                    summary=summary,
+                    summary=self.summary,
                 )
-            rows.append(EntryRow(line, run, qid, query_id, docno, rank, score))
-            if len(rows) >= BATCH_SIZE:
-                write_entries(campaign, rows, doc_map, fields, summary)
-                rows = []
-        write_entries(campaign, rows, doc_map, fields, summary)
-        summary.lines = source.lines
-        if not runs:
-            summary.warnings.append("the file has no run lines: nothing was imported")
-        placeholder_warning(summary)
-    return summary
+            add((line, run.pk, query_id, docno, rank, score))
+
+    def raise_first_repeat(self, before: int | None = None) -> None:
+        """Raise the error of the file's first repeated document (before line ``before``), if
+        there is one."""
+        found = self.staging.first_repeat(before)
+        if found is None:
+            return
+        line, first, run_pk, query_pk, docno = found
+        run = next(r for r in self.runs.values() if r.pk == run_pk)
+        qid = next(q for q, pk in self.qmap.items() if pk == query_pk)
+        raise self.fields.fail(
+            line,
+            _(
+                "document %(docno)s is listed twice for query %(qid)s in run %(run)s (first "
+                "at line %(first)s)"
+            )
+            % {"docno": repr(docno), "qid": repr(qid), "run": repr(run.name), "first": first},
+        ) from None

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import connection
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from annotate.models import Campaign, Document, Query, Run, RunEntry, SourceKind, SourceLabel
 from annotate.services.imports.common import (
@@ -75,7 +77,9 @@ def import_scored(
     """
     path = display_name(file, filename)
     fields = Fields(path)
-    summary = ImportSummary(kind="scored", path=path, noun="run entries with their labels")
+    summary = ImportSummary(
+        kind="scored", path=path, noun=pgettext("import summary", "run entries with their labels")
+    )
     with LineSource(file, path=path, progress=progress) as lines, atomic_import(path):
         check = GradeCheck(campaign, strict=strict_scale, fields=fields)
         run = open_run(
@@ -98,23 +102,14 @@ def import_scored(
         )
         qmap, doc_map = query_map(campaign), document_map(campaign)
         rows: list[_Row] = []
+        # Translated once, not per line.
+        labels = (_("label"), _("query id"), _("score"))
         for line, text in lines:
-            cols = text.split()
-            if not cols:
+            row = _row(line, text, check, fields, labels)
+            if row is None:
                 summary.skipped += 1
                 continue
-            if len(cols) != 3:
-                few = "too few" if len(cols) < 3 else "too many"
-                raise fields.fail(
-                    line, f"{few} columns: expected 3 ({SCORED_COLUMNS}), found {len(cols)}"
-                )
-            if line >= _COUNTDOWN:
-                raise fields.fail(
-                    line, f"a file in this format may have at most {_COUNTDOWN - 1:,} lines"
-                )
-            label = check(cols[0], line, "label")
-            qid = fields.ident(cols[1], line, "query id", MAX_QUERY_ID)
-            rows.append(_Row(line, label, qid, fields.number(cols[2], line, "score")))
+            rows.append(row)
             if len(rows) >= BATCH_SIZE:
                 _write(campaign, run, source, rows, qmap, doc_map, summary)
                 rows = []
@@ -123,10 +118,39 @@ def import_scored(
         summary.lines = lines.lines
         if summary.queries_created:
             summary.warnings.append(
-                f"{summary.queries_created:,} queries were not in the campaign and were created "
-                "with their id as text: import a query file to give them their text"
+                _(
+                    "%(queries_created)s queries were not in the campaign and were created "
+                    "with their id as text: import a query file to give them their text"
+                )
+                % {"queries_created": format(summary.queries_created, ",")}
             )
     return summary
+
+
+def _row(
+    line: int, text: str, check: GradeCheck, fields: Fields, labels: tuple[str, str, str]
+) -> _Row | None:
+    """A line's label, query id and score, checked; None for a blank line. `labels` name the
+    three columns in errors (translated once per import: per line it was most of the time)."""
+    cols = text.split()
+    if not cols:
+        return None
+    if len(cols) != 3:
+        message = (
+            _("too few columns: expected 3 (%(columns)s), found %(n)s")
+            if len(cols) < 3
+            else _("too many columns: expected 3 (%(columns)s), found %(n)s")
+        )
+        raise fields.fail(line, message % {"columns": SCORED_COLUMNS, "n": len(cols)})
+    if line >= _COUNTDOWN:
+        raise fields.fail(
+            line,
+            _("a file in this format may have at most %(n)s lines")
+            % {"n": format(_COUNTDOWN - 1, ",")},
+        )
+    label = check(cols[0], line, labels[0])
+    qid = fields.ident(cols[1], line, labels[1], MAX_QUERY_ID)
+    return _Row(line, label, qid, fields.number(cols[2], line, labels[2]))
 
 
 def _write(campaign, run, source, rows, qmap, doc_map, summary: ImportSummary) -> None:

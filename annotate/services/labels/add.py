@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from annotate.models import Campaign
 from annotate.services.imports.common import Progress
 from annotate.services.labels.clicks import DEFAULT_MIN_EXPECTED_CLICKS, derive_clicks
@@ -24,7 +26,10 @@ def label_source_add(
     return the import's summary. Raises ImportFailed or ValueError, storing nothing, on bad
     input; ValueError for an unknown action."""
     if action not in _ACTIONS:
-        raise ValueError(f"unknown action {action!r}: use one of {', '.join(ADD_ACTIONS)}")
+        raise ValueError(
+            _("unknown action %(action)s: use one of %(names)s")
+            % {"action": repr(action), "names": ", ".join(ADD_ACTIONS)}
+        )
     return _ACTIONS[action](campaign, data, progress)
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
+from django.utils.translation import gettext as _
 
 from annotate.models import Campaign
 from annotate.services.labels.common import grade_for, scale_grades
@@ -54,18 +55,25 @@ def parse_bands(text: str, *, campaign: Campaign) -> list[Band]:
     for part in (p for p in text.split(",") if p.strip()):
         match = _BAND.match(part)
         if match is None:
-            raise ValueError(f"band {part.strip()!r} is not FIRST-LAST:GRADE (e.g. 1-3:Good)")
+            raise ValueError(
+                _("band %(part)s is not FIRST-LAST:GRADE (e.g. 1-3:Good)")
+                % {"part": repr(part.strip())}
+            )
         first = int(match.group(1))
         last = int(match.group(2) or first)
         if first < 1 or last < first:
-            raise ValueError(f"band {part.strip()!r}: positions run from 1 upwards")
+            raise ValueError(
+                _("band %(part)s: positions run from 1 upwards") % {"part": repr(part.strip())}
+            )
         bands.append(Band(first, last, grade_for(campaign, match.group(3))))
     if not bands:
-        raise ValueError("no bands given")
+        raise ValueError(_("no bands given"))
     bands.sort(key=lambda b: b.first)
     for before, after in pairwise(bands):
         if after.first <= before.last:
-            raise ValueError(f"bands {before} and {after} overlap")
+            raise ValueError(
+                _("bands %(before)s and %(after)s overlap") % {"before": before, "after": after}
+            )
     return bands
 
 

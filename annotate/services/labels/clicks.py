@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from annotate.models import BehaviourLog, BehaviourPosition, BehaviourStat, SourceKind
 from annotate.services.imports.common import ImportSummary
@@ -82,7 +84,9 @@ def parse_thresholds(text: str) -> list[float]:
     try:
         values = [float(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise ValueError(f"thresholds {text!r} must be numbers, e.g. 1.5,0.75") from None
+        raise ValueError(
+            _("thresholds %(text)s must be numbers, e.g. 1.5,0.75") % {"text": repr(text)}
+        ) from None
     check_thresholds(values)
     return values
 
@@ -191,22 +195,27 @@ def _check(
     model: str, grades: np.ndarray, thresholds: list[float], min_expected: float, min_imp
 ) -> None:
     if model not in MODELS:
-        raise ValueError(f"unknown click model {model!r}: use {' or '.join(MODELS)}")
+        raise ValueError(
+            _("unknown click model %(model)s: use %(names)s")
+            % {"model": repr(model), "names": " or ".join(MODELS)}
+        )
     if len(thresholds) != grades.size - 1:
         raise ValueError(
-            f"the scale has {grades.size} grades, so {grades.size - 1} thresholds are needed "
-            f"(got {len(thresholds)})"
+            _("the scale has %(size)s grades, so %(n)s thresholds are needed (got %(n2)s)")
+            % {"size": grades.size, "n": grades.size - 1, "n2": len(thresholds)}
         )
     check_thresholds(thresholds)
     if model == "pbm" and min_imp is not None:
         raise ValueError(
-            "the click model's floor is on expected clicks (min_expected_clicks); "
-            "a minimum of impressions belongs to the ctr model"
+            _(
+                "the click model's floor is on expected clicks (min_expected_clicks); "
+                "a minimum of impressions belongs to the ctr model"
+            )
         )
     if model == "ctr" and min_imp is not None and min_imp < 1:
-        raise ValueError("the minimum number of impressions must be at least 1")
+        raise ValueError(_("the minimum number of impressions must be at least 1"))
     if not (np.isfinite(min_expected) and min_expected >= 0):
-        raise ValueError("the minimum of expected clicks must be a number, 0 or more")
+        raise ValueError(_("the minimum of expected clicks must be a number, 0 or more"))
 
 
 def derive_clicks(
@@ -231,7 +240,11 @@ def derive_clicks(
     else:
         labels, params = _ctr_labels(log, rows, min_impressions or DEFAULT_MIN_IMPRESSIONS)
     params = {"log": log.name, **params, **_threshold_params(thresholds, grades)}
-    summary = ImportSummary(kind="clicks", path=f"log {log.name!r}", noun="labels")
+    summary = ImportSummary(
+        kind="clicks",
+        path=_("log %(name)s") % {"name": repr(log.name)},
+        noun=pgettext("import summary", "labels"),
+    )
     with transaction.atomic():
         source = source_open(
             campaign=campaign, name=source_name(SourceKind.CLICKS, name), kind=SourceKind.CLICKS,
@@ -251,11 +264,17 @@ def derive_clicks(
 def _warn(summary: ImportSummary, params: dict) -> None:
     if params.get("too_little_data"):
         summary.warnings.append(
-            f"{params['too_little_data']:,} pairs had fewer than "
-            f"{params['min_expected_clicks']:g} expected clicks: too little data, no label"
+            _("%(n)s pairs had fewer than %(min)s expected clicks: too little data, no label")
+            % {
+                "n": format(params["too_little_data"], ","),
+                "min": format(params["min_expected_clicks"], "g"),
+            }
         )
     if params.get("below_min_impressions"):
         summary.warnings.append(
-            f"{params['below_min_impressions']:,} pairs were shown fewer than "
-            f"{params['min_impressions']} times: no label"
+            _("%(n)s pairs were shown fewer than %(min)s times: no label")
+            % {
+                "n": format(params["below_min_impressions"], ","),
+                "min": params["min_impressions"],
+            }
         )

@@ -4,6 +4,7 @@ their kind's prefix, opening (or replacing) the source, and writing its labels i
 from __future__ import annotations
 
 import numpy as np
+from django.utils.translation import gettext as _
 
 from annotate.models import Campaign, Document, LabelSource, SourceLabel
 from annotate.services.imports.common import Fields, ImportSummary
@@ -18,7 +19,7 @@ def scale_grades(campaign: Campaign) -> np.ndarray:
     """The label scale's grades, highest first (float64)."""
     grades = sorted(campaign.labels.values_list("grade", flat=True), reverse=True)
     if not grades:
-        raise ValueError(f"campaign {campaign.slug!r} has no label scale")
+        raise ValueError(_("campaign %(slug)s has no label scale") % {"slug": repr(campaign.slug)})
     return np.asarray(grades, dtype=np.float64)
 
 
@@ -36,7 +37,10 @@ def grade_for(campaign: Campaign, text: str) -> float:
         shown = ", ".join(
             f"{name} = {g:g}" for name, g in campaign.labels.values_list("name", "grade")
         )
-        raise ValueError(f"{text!r} is not a label of the scale ({shown})")
+        raise ValueError(
+            _("%(text)s is not a label of the scale (%(shown)s)")
+            % {"text": repr(text), "shown": shown}
+        )
     return value
 
 
@@ -45,7 +49,7 @@ def source_name(kind: str, name: str) -> str:
     the prefix is kept as it is)."""
     name = name.strip()
     if not name:
-        raise ValueError("the label source needs a name")
+        raise ValueError(_("the label source needs a name"))
     return name if name.startswith(f"{kind}:") else f"{kind}:{name}"
 
 
@@ -110,7 +114,9 @@ class DocumentMatcher:
 
     def __init__(self, campaign: Campaign, *, mode: str, doc_map: dict[str, int]) -> None:
         if mode not in self.MODES:
-            raise ValueError(f"unknown matching rule {mode!r}: use auto, id or url")
+            raise ValueError(
+                _("unknown matching rule %(mode)s: use auto, id or url") % {"mode": repr(mode)}
+            )
         self.mode = mode
         self.doc_map = doc_map
         self._urls: dict[str, list[int]] | None = None
@@ -133,7 +139,7 @@ class DocumentMatcher:
             return [] if pk is None else [pk]
         key = try_normalise_url(value)
         if key is None:
-            raise fields.fail(line, f"{value!r} is not a URL")
+            raise fields.fail(line, _("%(value)s is not a URL") % {"value": repr(value)})
         return self.urls.get(key, [])
 
 

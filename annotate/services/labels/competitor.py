@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from annotate.models import Campaign, SourceKind
 from annotate.ranking import byte_order_keys, ranking_permutation
@@ -75,14 +77,16 @@ def _trec_lines(lines: Iterator[tuple[int, str]], fields: Fields) -> Iterator[tu
             continue
         if len(cols) != 6:
             raise fields.fail(
-                line, f"expected 6 columns (qid Q0 docno rank score tag), found {len(cols)}"
+                line,
+                _("expected 6 columns (qid Q0 docno rank score tag), found %(n)s")
+                % {"n": len(cols)},
             )
         yield (
             line,
             cols[0],
             cols[2],
-            fields.integer(cols[3], line, "rank"),
-            fields.number(cols[4], line, "score"),
+            fields.integer(cols[3], line, _("rank")),
+            fields.number(cols[4], line, _("score")),
         )
 
 
@@ -103,11 +107,13 @@ def _csv_lines(lines: Iterator[tuple[int, str]], fields: Fields) -> Iterator[tup
                     columns = _header_columns([c.lower() for c in cells], line, fields)
                     continue
             if len(cells) <= max(columns) or (columns == (0, 1, 2) and len(cells) != 3):
-                raise fields.fail(line, f"expected 3 columns (qid,docno,rank), found {len(cells)}")
+                raise fields.fail(
+                    line, _("expected 3 columns (qid,docno,rank), found %(n)s") % {"n": len(cells)}
+                )
             qid, doc, rank = (cells[i] for i in columns)
-            yield line, qid, doc, fields.integer(rank, line, "rank"), float("nan")
+            yield line, qid, doc, fields.integer(rank, line, _("rank")), float("nan")
     except csv.Error as exc:
-        raise fields.fail(start, f"bad CSV ({exc})") from None
+        raise fields.fail(start, _("bad CSV (%(exc)s)") % {"exc": exc}) from None
 
 
 def _header_columns(header: list[str], line: int, fields: Fields) -> tuple[int, int, int]:
@@ -115,7 +121,7 @@ def _header_columns(header: list[str], line: int, fields: Fields) -> tuple[int, 
     for keys, what in ((_QID_KEYS, "qid"), (_DOC_KEYS, "docno (or url)"), (_RANK_KEYS, "rank")):
         index = next((header.index(k) for k in keys if k in header), None)
         if index is None:
-            raise fields.fail(line, f"the header has no {what} column")
+            raise fields.fail(line, _("the header has no %(what)s column") % {"what": what})
         found.append(index)
     return found[0], found[1], found[2]
 
@@ -141,7 +147,7 @@ def import_competitor(
     """
     path = display_name(file, filename)
     fields = Fields(path)
-    summary = ImportSummary(kind="competitor", path=path, noun="labels")
+    summary = ImportSummary(kind="competitor", path=path, noun=pgettext("import summary", "labels"))
     try:
         full_name = source_name(SourceKind.COMPETITOR, name)
         bands = bands or default_bands(campaign)
@@ -150,12 +156,7 @@ def import_competitor(
         raise ImportFailed(path, None, str(exc)) from None
     with LineSource(file, path=path, progress=progress) as source, atomic_import(path):
         first, lines = peek(iter(source))
-        if fmt is None:
-            # Six whitespace-separated columns are a TREC run even if a URL holds a comma.
-            csv_like = "," in first and len(first.split()) != 6
-            fmt = "csv" if path.lower().endswith(".csv") or csv_like else "trec"
-        if fmt not in FORMATS:
-            raise ImportFailed(path, None, f"unknown format {fmt!r}: use trec or csv")
+        fmt = _format(fmt, path, first)
         # Opened first, so a name already taken fails before the file is read.
         src = source_open(
             campaign=campaign,
@@ -166,52 +167,89 @@ def import_competitor(
             path=path,
             summary=summary,
         )
-        qmap = query_map(campaign)
         matcher.doc_map = document_map(campaign)
         counts = {"lines": 0, "unknown_query_lines": 0}
         unknown: list[str] = []
-        kept: list[_Line] = []
-        seen: dict[tuple[int, str], int] = {}
         reader = _trec_lines if fmt == "trec" else _csv_lines
-        for line, qid, doc, rank, score in reader(lines, fields):
-            counts["lines"] += 1
-            if not matcher.by_url(doc):
-                fields.ident(doc, line, "document id", MAX_DOCUMENT_ID)
-            elif not doc or len(doc) > MAX_URL:
-                raise fields.fail(line, f"the URL must have 1 to {MAX_URL} characters")
-            query_id = qmap.get(qid)
-            if query_id is None:
-                counts["unknown_query_lines"] += 1
-                if len(unknown) < _MAX_EXAMPLES and qid not in unknown:
-                    unknown.append(qid)
-                continue
-            if (query_id, doc) in seen:
-                raise fields.fail(
-                    line,
-                    f"{doc!r} is listed twice for query {qid!r} (first at line "
-                    f"{seen[(query_id, doc)]})",
-                )
-            seen[(query_id, doc)] = line
-            kept.append(_Line(line, query_id, doc, rank, score))
+        kept = _kept_lines(
+            reader(lines, fields), query_map(campaign), matcher, counts, unknown, fields
+        )
         summary.lines = source.lines
         labels = _labels(kept, matcher, bands, fields, counts)
-        params = {
-            "method": "competitor rank bands",
-            "file": path,
-            "format": fmt,
-            "order": "score, then document id descending"
-            if fmt == "trec"
-            else "rank, then document id descending",
-            "bands": [[b.first, b.last, b.grade] for b in bands],
-            "bands_text": bands_text(bands),
-            "match": match,
-            **counts,
-        }
+        params = _params(path=path, fmt=fmt, bands=bands, match=match, counts=counts)
         src.params = params
         src.save(update_fields=["params"])
         summary.created = labels_write(source=src, **labels)
     _warn(summary, counts, unknown)
     return summary
+
+
+def _format(fmt: str | None, path: str, first: str) -> str:
+    """The format asked for, checked, or else the one the file name and first line show."""
+    if fmt is None:
+        # Six whitespace-separated columns are a TREC run even if a URL holds a comma.
+        csv_like = "," in first and len(first.split()) != 6
+        fmt = "csv" if path.lower().endswith(".csv") or csv_like else "trec"
+    if fmt not in FORMATS:
+        raise ImportFailed(
+            path, None, _("unknown format %(fmt)s: use trec or csv") % {"fmt": repr(fmt)}
+        )
+    return fmt
+
+
+def _kept_lines(
+    rows: Iterator[tuple[int, str, str, float, float]],
+    qmap: dict[str, int],
+    matcher: DocumentMatcher,
+    counts: dict[str, int],
+    unknown: list[str],
+    fields: Fields,
+) -> list[_Line]:
+    """The lines of the campaign's queries, each document checked and listed once per query;
+    lines of other queries are counted (and a few of their ids kept for the warning)."""
+    kept: list[_Line] = []
+    seen: dict[tuple[int, str], int] = {}
+    for line, qid, doc, rank, score in rows:
+        counts["lines"] += 1
+        if not matcher.by_url(doc):
+            fields.ident(doc, line, _("document id"), MAX_DOCUMENT_ID)
+        elif not doc or len(doc) > MAX_URL:
+            raise fields.fail(
+                line, _("the URL must have 1 to %(max)s characters") % {"max": MAX_URL}
+            )
+        query_id = qmap.get(qid)
+        if query_id is None:
+            counts["unknown_query_lines"] += 1
+            if len(unknown) < _MAX_EXAMPLES and qid not in unknown:
+                unknown.append(qid)
+            continue
+        if (query_id, doc) in seen:
+            raise fields.fail(
+                line,
+                _("%(doc)s is listed twice for query %(qid)s (first at line %(seen)s)")
+                % {"doc": repr(doc), "qid": repr(qid), "seen": seen[(query_id, doc)]},
+            )
+        seen[(query_id, doc)] = line
+        kept.append(_Line(line, query_id, doc, rank, score))
+    return kept
+
+
+def _params(
+    *, path: str, fmt: str, bands: list[Band], match: str, counts: dict[str, int]
+) -> dict[str, object]:
+    """What the label source records of how it was made."""
+    return {
+        "method": "competitor rank bands",
+        "file": path,
+        "format": fmt,
+        "order": "score, then document id descending"
+        if fmt == "trec"
+        else "rank, then document id descending",
+        "bands": [[b.first, b.last, b.grade] for b in bands],
+        "bands_text": bands_text(bands),
+        "match": match,
+        **counts,
+    }
 
 
 def _labels(
@@ -267,18 +305,29 @@ def _labels(
 def _warn(summary: ImportSummary, counts: dict, unknown: list[str]) -> None:
     if counts["unknown_query_lines"]:
         summary.warnings.append(
-            f"{counts['unknown_query_lines']:,} lines are for queries the campaign does not have "
-            f"(e.g. {', '.join(repr(q) for q in unknown)}): skipped"
+            _("%(n)s lines are for queries the campaign does not have (e.g. %(names)s): skipped")
+            % {
+                "n": format(counts["unknown_query_lines"], ","),
+                "names": ", ".join(repr(q) for q in unknown),
+            }
         )
     if counts["unmatched_lines"]:
         summary.warnings.append(
-            f"{counts['unmatched_lines']:,} lines name documents the campaign does not have "
-            "(by id or normalised URL): no label for them"
+            _(
+                "%(n)s lines name documents the campaign does not have (by id or "
+                "normalised URL): no label for them"
+            )
+            % {"n": format(counts["unmatched_lines"], ",")}
         )
     if counts["merged"]:
         summary.warnings.append(
-            f"{counts['merged']:,} documents were reached twice through different URLs: "
-            "the better position counts"
+            _(
+                "%(n)s documents were reached twice through different URLs: the "
+                "better position counts"
+            )
+            % {"n": format(counts["merged"], ",")}
         )
     if not summary.created:
-        summary.warnings.append(f"label source {summary.source!r} has no labels")
+        summary.warnings.append(
+            _("label source %(source)s has no labels") % {"source": repr(summary.source)}
+        )

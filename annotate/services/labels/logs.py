@@ -26,6 +26,8 @@ from array import array
 from collections.abc import Iterator
 
 import numpy as np
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from annotate.models import BehaviourLog, BehaviourPosition, BehaviourStat, Campaign
 from annotate.services.imports.common import (
@@ -82,7 +84,11 @@ def _columns(names: list[str], line: int, fields: Fields) -> dict[str, object]:
     missing = [f for f in _REQUIRED if f not in found]
     if missing:
         shown = ", ".join(_ALIASES[f][0] for f in missing)
-        raise fields.fail(line, f"no {shown} column (the columns are: {', '.join(names)})")
+        raise fields.fail(
+            line,
+            _("no %(shown)s column (the columns are: %(names)s)")
+            % {"shown": shown, "names": ", ".join(names)},
+        )
     return found
 
 
@@ -103,13 +109,15 @@ def _csv_rows(lines: Iterator[tuple[int, str]], fields: Fields) -> Iterator[tupl
                 continue
             if len(row) != width:
                 raise fields.fail(
-                    line, f"expected {width} columns as in the header, found {len(row)}"
+                    line,
+                    _("expected %(width)s columns as in the header, found %(n)s")
+                    % {"width": width, "n": len(row)},
                 )
             yield line, [None if i is None else row[i] for i in picks]
     except csv.Error as exc:
-        raise fields.fail(start, f"bad CSV ({exc})") from None
+        raise fields.fail(start, _("bad CSV (%(exc)s)") % {"exc": exc}) from None
     if index is None:
-        raise fields.fail(None, "the file is empty: expected a header row")
+        raise fields.fail(None, _("the file is empty: expected a header row"))
 
 
 def _jsonl_rows(lines: Iterator[tuple[int, str]], fields: Fields) -> Iterator[tuple[int, list]]:
@@ -127,7 +135,7 @@ def _jsonl_rows(lines: Iterator[tuple[int, str]], fields: Fields) -> Iterator[tu
                     keys[field] = key
             value = None if key is None else record[key]
             if value is None and field in _REQUIRED:
-                raise fields.fail(line, f"no {_ALIASES[field][0]!r} key")
+                raise fields.fail(line, _("no %(key)s key") % {"key": repr(_ALIASES[field][0])})
             values.append(value)
         yield line, values
 
@@ -140,7 +148,10 @@ def _count(value: object, line: int, what: str, fields: Fields) -> int:
     if value is None or value == "":
         return 0
     if isinstance(value, bool):
-        raise fields.fail(line, f"{what} {value!r} is not a whole number")
+        raise fields.fail(
+            line,
+            _("%(what)s %(value)s is not a whole number") % {"what": what, "value": repr(value)},
+        )
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, int):
@@ -151,9 +162,15 @@ def _count(value: object, line: int, what: str, fields: Fields) -> int:
         except (TypeError, ValueError):
             number = None
         if number is None:
-            raise fields.fail(line, f"{what} {value!r} is not a whole number")
+            raise fields.fail(
+                line,
+                _("%(what)s %(value)s is not a whole number")
+                % {"what": what, "value": repr(value)},
+            )
     if not 0 <= number < 2**62:
-        raise fields.fail(line, f"{what} {value!r} must be 0 or more")
+        raise fields.fail(
+            line, _("%(what)s %(value)s must be 0 or more") % {"what": what, "value": repr(value)}
+        )
     return number
 
 
@@ -161,10 +178,12 @@ def _text(value: object, line: int, what: str, fields: Fields) -> str:
     if type(value) is str and value and not value[0].isspace() and not value[-1].isspace():
         return value  # the common case: nothing to strip
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise fields.fail(line, f"{what} must be text, got {value!r}")
+        raise fields.fail(
+            line, _("%(what)s must be text, got %(value)s") % {"what": what, "value": repr(value)}
+        )
     text = str(value).strip()
     if not text:
-        raise fields.fail(line, f"{what} is empty")
+        raise fields.fail(line, _("%(what)s is empty") % {"what": what})
     return text
 
 
@@ -178,7 +197,10 @@ def _seconds(value: object, line: int, fields: Fields) -> float:
     except (TypeError, ValueError):
         number = math.nan
     if not math.isfinite(number) or number < 0:
-        raise fields.fail(line, f"dwell {value!r} is not a number of seconds (0 or more)")
+        raise fields.fail(
+            line,
+            _("dwell %(value)s is not a number of seconds (0 or more)") % {"value": repr(value)},
+        )
     return number
 
 
@@ -213,7 +235,10 @@ def import_log(
     path = display_name(file, filename)
     fields = Fields(path)
     summary = ImportSummary(
-        kind="log", path=path, noun=f"(query, document, position) totals in log {name!r}"
+        kind="log",
+        path=path,
+        noun=pgettext("import summary", "(query, document, position) totals in log %(name)s")
+        % {"name": repr(name)},
     )
     try:
         matcher = DocumentMatcher(campaign, mode=match, doc_map={})
@@ -227,70 +252,107 @@ def import_log(
         first, lines = peek(iter(source))
         fmt = fmt or detect_format(path, first, FORMATS)
         if fmt not in FORMATS:
-            raise ImportFailed(path, None, f"unknown format {fmt!r}: use csv or jsonl")
-        qmap = query_map(campaign)
+            raise ImportFailed(
+                path, None, _("unknown format %(fmt)s: use csv or jsonl") % {"fmt": repr(fmt)}
+            )
         matcher.doc_map = document_map(campaign)
-        by_pair = Sums(keys=3, values=("impressions", "clicks", "conversions", "dwell"))
-        by_position = Sums(keys=1, values=("impressions", "clicks", "conversions"))
-        chunk = _Chunk()
-        seen = {"conversions": False, "dwell": False}
-        tally = [0, 0, 0, 0]  # rows, matched, unknown query, unknown document
-        rows = (_csv_rows if fmt == "csv" else _jsonl_rows)(lines, fields)
-        for line, (qid, doc, pos, imp, clk, conv, dwell) in rows:
-            position = _count(pos, line, "position", fields)
-            if not 1 <= position < 2**31:
-                raise fields.fail(line, f"position {pos!r} must be 1 or more (1 is the top)")
-            impressions = _count(imp, line, "impressions", fields)
-            clicks = _count(clk, line, "clicks", fields)
-            if clicks > impressions:
-                raise fields.fail(line, f"{clicks} clicks but only {impressions} impressions")
-            conversions = _count(conv, line, "purchases", fields)
-            seconds = _seconds(dwell, line, fields)
-            seen["conversions"] |= conv is not None
-            seen["dwell"] |= dwell is not None
-            chunk.all_pos.append(position)
-            chunk.all_imp.append(impressions)
-            chunk.all_clk.append(clicks)
-            chunk.all_conv.append(conversions)
-            tally[0] += 1
-            qid, doc = _text(qid, line, "qid", fields), _text(doc, line, "document", fields)
-            query_id = qmap.get(qid)
-            if query_id is None:
-                tally[2] += 1
-            else:
-                docs = matcher.match(doc, line, fields)
-                if not docs:
-                    tally[3] += 1
-                for pk in docs:
-                    chunk.q.append(query_id)
-                    chunk.d.append(pk)
-                    chunk.pos.append(position)
-                    chunk.imp.append(impressions)
-                    chunk.clk.append(clicks)
-                    chunk.conv.append(conversions)
-                    chunk.dwell.append(seconds)
-                tally[1] += bool(docs)
-            if len(chunk) >= _CHUNK:
-                _flush(chunk, by_pair, by_position)
-                chunk = _Chunk()
-        _flush(chunk, by_pair, by_position)
+        totals = _Totals(query_map(campaign), matcher, fields)
+        for line, values in (_csv_rows if fmt == "csv" else _jsonl_rows)(lines, fields):
+            totals.add(line, *values)
+        totals.flush()
         summary.lines = source.lines
-        log.rows, log.matched_rows, log.unknown_query_rows, log.unknown_document_rows = tally
-        log.has_conversions, log.has_dwell = seen["conversions"], seen["dwell"]
-        log.save()
-        summary.created = _write(log, by_pair, by_position)
+        totals.record(log)
+        summary.created = _write(log, totals.by_pair, totals.by_position)
     _warn(summary, log)
     return summary
+
+
+def _numbers(
+    line: int, pos: object, imp: object, clk: object, conv: object, dwell: object, fields: Fields
+) -> tuple[int, int, int, int, float]:
+    """A row's position, impressions, clicks, purchases and dwell seconds, checked."""
+    position = _count(pos, line, _("position"), fields)
+    if not 1 <= position < 2**31:
+        raise fields.fail(
+            line, _("position %(pos)s must be 1 or more (1 is the top)") % {"pos": repr(pos)}
+        )
+    impressions = _count(imp, line, _("impressions"), fields)
+    clicks = _count(clk, line, _("clicks"), fields)
+    if clicks > impressions:
+        raise fields.fail(
+            line,
+            _("%(clicks)s clicks but only %(impressions)s impressions")
+            % {"clicks": clicks, "impressions": impressions},
+        )
+    conversions = _count(conv, line, _("purchases"), fields)
+    return position, impressions, clicks, conversions, _seconds(dwell, line, fields)
+
+
+class _Totals:
+    """The running sums of a log being read: rows go into a chunk of compact arrays, and each
+    full chunk is summed into the totals, so memory stays bounded whatever the length."""
+
+    def __init__(self, qmap: dict[str, int], matcher: DocumentMatcher, fields: Fields) -> None:
+        self.qmap, self.matcher, self.fields = qmap, matcher, fields
+        self.by_pair = Sums(keys=3, values=("impressions", "clicks", "conversions", "dwell"))
+        self.by_position = Sums(keys=1, values=("impressions", "clicks", "conversions"))
+        self.chunk = _Chunk()
+        self.seen = {"conversions": False, "dwell": False}
+        self.tally = [0, 0, 0, 0]  # rows, matched, unknown query, unknown document
+
+    def add(self, line: int, qid, doc, pos, imp, clk, conv, dwell) -> None:  # raw cells
+        fields, chunk = self.fields, self.chunk
+        position, impressions, clicks, conversions, seconds = _numbers(
+            line, pos, imp, clk, conv, dwell, fields
+        )
+        self.seen["conversions"] |= conv is not None
+        self.seen["dwell"] |= dwell is not None
+        chunk.all_pos.append(position)
+        chunk.all_imp.append(impressions)
+        chunk.all_clk.append(clicks)
+        chunk.all_conv.append(conversions)
+        self.tally[0] += 1
+        qid, doc = _text(qid, line, _("qid"), fields), _text(doc, line, _("document"), fields)
+        query_id = self.qmap.get(qid)
+        if query_id is None:
+            self.tally[2] += 1
+        else:
+            docs = self.matcher.match(doc, line, fields)
+            if not docs:
+                self.tally[3] += 1
+            for pk in docs:
+                chunk.q.append(query_id)
+                chunk.d.append(pk)
+                chunk.pos.append(position)
+                chunk.imp.append(impressions)
+                chunk.clk.append(clicks)
+                chunk.conv.append(conversions)
+                chunk.dwell.append(seconds)
+            self.tally[1] += bool(docs)
+        if len(chunk) >= _CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        _flush(self.chunk, self.by_pair, self.by_position)
+        self.chunk = _Chunk()
+
+    def record(self, log: BehaviourLog) -> None:
+        """The log's counts of rows, matched and unknown, and the columns it had."""
+        log.rows, log.matched_rows, log.unknown_query_rows, log.unknown_document_rows = self.tally
+        log.has_conversions, log.has_dwell = self.seen["conversions"], self.seen["dwell"]
+        log.save()
 
 
 def _open_log(
     *, campaign: Campaign, name: str, replace: bool, path: str, fields: Fields
 ) -> BehaviourLog:
-    fields.name(name, None, "log name")
+    fields.name(name, None, _("log name"))
     log = BehaviourLog.objects.filter(campaign=campaign, name=name).first()
     if log is not None and not replace:
         raise fields.fail(
-            None, f"log {name!r} already exists in this campaign: give another name, or --replace"
+            None,
+            _("log %(name)s already exists in this campaign: give another name, or --replace")
+            % {"name": repr(name)},
         )
     if log is None:
         return BehaviourLog.objects.create(campaign=campaign, name=name, source_file=path[:300])
@@ -345,11 +407,22 @@ def _write(log: BehaviourLog, by_pair: Sums, by_position: Sums) -> int:
 def _warn(summary: ImportSummary, log: BehaviourLog) -> None:
     if log.unknown_query_rows:
         summary.warnings.append(
-            f"{log.unknown_query_rows:,} of {log.rows:,} rows are for queries the campaign does "
-            "not have: they count only towards the click-through rate per position"
+            _(
+                "%(n)s of %(rows)s rows are for queries the campaign "
+                "does not have: they count only towards the click-through rate per "
+                "position"
+            )
+            % {
+                "n": format(log.unknown_query_rows, ","),
+                "rows": format(log.rows, ","),
+            }
         )
     if log.unknown_document_rows:
         summary.warnings.append(
-            f"{log.unknown_document_rows:,} rows name documents the campaign does not have "
-            "(by id or normalised URL): they count only towards the rate per position"
+            _(
+                "%(n)s rows name documents the campaign does not "
+                "have (by id or normalised URL): they count only towards the rate per "
+                "position"
+            )
+            % {"n": format(log.unknown_document_rows, ",")}
         )

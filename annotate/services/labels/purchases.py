@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from annotate.models import BehaviourLog, SourceKind
 from annotate.services.imports.common import ImportSummary
@@ -53,17 +55,8 @@ def derive_purchases(
 ) -> ImportSummary:
     """Store purchase labels of ``log`` as ``purchases:<name>``. Raises ValueError when the log
     has no purchases column or a parameter is bad, ImportFailed for a name already taken."""
-    if not log.has_conversions:
-        raise ValueError(
-            f"log {log.name!r} has no purchases (or conversions) column: nothing to label"
-        )
-    if min_impressions < 0:
-        raise ValueError("the minimum number of impressions cannot be negative")
     campaign = log.campaign
-    top = float(scale_grades(campaign)[0])
-    bought_grade = top if bought_grade is None else float(bought_grade)
-    if not bought_grade > not_bought_grade:
-        raise ValueError("a purchase must earn a higher grade than no purchase")
+    bought_grade = _checked(log, bought_grade, not_bought_grade, min_impressions)
     rows = log_rows(log)
     (q, d), (imp, conv) = group_sums(
         [rows["query"], rows["document"]], [rows["impressions"], rows["conversions"]]
@@ -85,7 +78,11 @@ def derive_purchases(
         "bought": int((conv > 0).sum()),
         "labels": int(keep.sum()),
     }
-    summary = ImportSummary(kind="purchases", path=f"log {log.name!r}", noun="labels")
+    summary = ImportSummary(
+        kind="purchases",
+        path=_("log %(name)s") % {"name": repr(log.name)},
+        noun=pgettext("import summary", "labels"),
+    )
     with transaction.atomic():
         source = source_open(
             campaign=campaign,
@@ -101,8 +98,34 @@ def derive_purchases(
         )
     summary.lines = int(rows["query"].size)
     if bought_grade < campaign.relevant_from:
-        summary.warnings.append(
-            f"bought grade {bought_grade:g} is below the campaign's relevant-from grade "
-            f"{campaign.relevant_from:g}: MAP and P@k will not count purchases as relevant"
-        )
+        summary.warnings.append(_below_relevant(bought_grade, campaign.relevant_from))
     return summary
+
+
+def _checked(
+    log: BehaviourLog, bought_grade: float | None, not_bought_grade: float, min_impressions: int
+) -> float:
+    """The grade of a purchase (the scale's top by default), once the parameters are sound."""
+    if not log.has_conversions:
+        raise ValueError(
+            _("log %(name)s has no purchases (or conversions) column: nothing to label")
+            % {"name": repr(log.name)}
+        )
+    if min_impressions < 0:
+        raise ValueError(_("the minimum number of impressions cannot be negative"))
+    top = float(scale_grades(log.campaign)[0])
+    bought_grade = top if bought_grade is None else float(bought_grade)
+    if not bought_grade > not_bought_grade:
+        raise ValueError(_("a purchase must earn a higher grade than no purchase"))
+    return bought_grade
+
+
+def _below_relevant(bought_grade: float, relevant_from: float) -> str:
+    return _(
+        "bought grade %(bought_grade)s is below the campaign's relevant-from "
+        "grade %(relevant_from)s: MAP and P@k will not count purchases as "
+        "relevant"
+    ) % {
+        "bought_grade": format(bought_grade, "g"),
+        "relevant_from": format(relevant_from, "g"),
+    }

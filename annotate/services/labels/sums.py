@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from django.utils.translation import gettext as _
 
 
 def group_sums(
@@ -40,7 +41,7 @@ class Sums:
 
     def add(self, keys: Sequence[np.ndarray], values: Sequence[np.ndarray]) -> None:
         if len(keys) != self.n_keys or len(values) != len(self.names):
-            raise ValueError("a chunk must have the same columns as the totals")
+            raise ValueError(_("a chunk must have the same columns as the totals"))
         if keys[0].size == 0:
             return
         if self._keys is not None and self._values is not None:

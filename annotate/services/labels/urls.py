@@ -31,6 +31,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from django.utils.translation import gettext as _
+
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 # Characters that may stand raw in a path or query (RFC 3986 pchar, plus "/" and "?").
 _ALLOWED_RAW = _UNRESERVED | frozenset("!$&'()*+,;=:@/?")
@@ -47,7 +49,7 @@ def normalise_url(url: str) -> str:
     """
     text = url.strip()
     if not text:
-        raise ValueError("the URL is empty")
+        raise ValueError(_("the URL is empty"))
     if text.startswith("//"):
         text = "http:" + text
     elif "://" not in text:
@@ -56,11 +58,11 @@ def normalise_url(url: str) -> str:
         parts = urlsplit(text)
         port = parts.port
     except ValueError as exc:
-        raise ValueError(f"not a URL ({exc})") from None
+        raise ValueError(_("not a URL (%(exc)s)") % {"exc": exc}) from None
     scheme = parts.scheme.lower()
     host = _host(parts.hostname or "")
     if not host:
-        raise ValueError("the URL has no host")
+        raise ValueError(_("the URL has no host"))
     netloc = host
     if parts.username is not None:
         user = parts.username + (f":{parts.password}" if parts.password is not None else "")
@@ -94,7 +96,9 @@ def _host(host: str) -> str:
         try:
             host = host.encode("idna").decode("ascii")
         except UnicodeError:
-            raise ValueError(f"host {host!r} is not a valid domain name") from None
+            raise ValueError(
+                _("host %(host)s is not a valid domain name") % {"host": repr(host)}
+            ) from None
     if host.startswith("www.") and "." in host[4:]:
         host = host[4:]
     return host

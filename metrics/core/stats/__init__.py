@@ -3,92 +3,69 @@
 Pure numpy/scipy (never Django), per ``shared/STATISTICS.md``.
 """
 
-from metrics.core.stats.agreement import (
-    AgreementSummary,
-    RaterFigures,
-    agreement_summary,
-    cohen_kappa,
-    fleiss_kappa,
-    fleiss_table,
-    krippendorff_alpha,
-    pairwise_agreement,
-    rater_figures,
-    reliability_matrix,
-)
-from metrics.core.stats.cluster import ClusteredVariance, cluster_variance, clustered_variance
-from metrics.core.stats.compare import (
-    QueryChange,
-    RunComparison,
-    benjamini_hochberg,
-    compare_runs,
-    holm,
-    paired_t_test,
-    randomization_test,
-)
-from metrics.core.stats.gsb import (
-    Decision,
-    GsbResult,
-    gsb_decision,
-    gsb_from_counts,
-    gsb_from_query_counts,
-    sign_test,
-)
-from metrics.core.stats.interval import (
-    delta_se,
-    design_effect,
-    tango_interval,
-    tango_intervals,
-    wald_interval,
-)
-from metrics.core.stats.planning import MoreQueries, more_queries_plan
-from metrics.core.stats.position import PositionBias, ShuffleCheck, position_bias, shuffle_check
-from metrics.core.stats.sequence import (
-    ConfidenceSequence,
-    betting_confidence_sequence,
-    ever_excluded,
-)
-from metrics.core.stats.verdicts import gsb_from_verdicts
+from metrics.core.lazy import lazy_exports
 
-__all__ = [
-    "AgreementSummary",
-    "ClusteredVariance",
-    "ConfidenceSequence",
-    "Decision",
-    "GsbResult",
-    "MoreQueries",
-    "PositionBias",
-    "QueryChange",
-    "RaterFigures",
-    "RunComparison",
-    "ShuffleCheck",
-    "agreement_summary",
-    "benjamini_hochberg",
-    "betting_confidence_sequence",
-    "cluster_variance",
-    "clustered_variance",
-    "cohen_kappa",
-    "compare_runs",
-    "delta_se",
-    "design_effect",
-    "ever_excluded",
-    "fleiss_kappa",
-    "fleiss_table",
-    "gsb_decision",
-    "gsb_from_counts",
-    "gsb_from_query_counts",
-    "gsb_from_verdicts",
-    "holm",
-    "krippendorff_alpha",
-    "more_queries_plan",
-    "paired_t_test",
-    "pairwise_agreement",
-    "position_bias",
-    "randomization_test",
-    "rater_figures",
-    "reliability_matrix",
-    "shuffle_check",
-    "sign_test",
-    "tango_interval",
-    "tango_intervals",
-    "wald_interval",
-]
+# Imported on first use (metrics/core/lazy.py): importing one module of this package
+# must not import scipy through the others.
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        ".agreement": (
+            "AgreementSummary",
+            "RaterFigures",
+            "agreement_summary",
+            "cohen_kappa",
+            "fleiss_kappa",
+            "fleiss_table",
+            "krippendorff_alpha",
+            "pairwise_agreement",
+            "rater_figures",
+            "reliability_matrix",
+        ),
+        ".cluster": (
+            "ClusteredVariance",
+            "cluster_variance",
+            "clustered_variance",
+        ),
+        ".compare": (
+            "QueryChange",
+            "RunComparison",
+            "benjamini_hochberg",
+            "compare_runs",
+            "holm",
+            "paired_t_test",
+            "randomization_test",
+        ),
+        ".gsb": (
+            "Decision",
+            "GsbResult",
+            "gsb_decision",
+            "gsb_from_counts",
+            "gsb_from_query_counts",
+            "sign_test",
+        ),
+        ".interval": (
+            "delta_se",
+            "design_effect",
+            "tango_interval",
+            "tango_intervals",
+            "wald_interval",
+        ),
+        ".planning": (
+            "MoreQueries",
+            "more_queries_plan",
+        ),
+        ".position": (
+            "PositionBias",
+            "ShuffleCheck",
+            "position_bias",
+            "shuffle_check",
+        ),
+        ".sequence": (
+            "ConfidenceSequence",
+            "betting_confidence_sequence",
+            "ever_excluded",
+        ),
+        ".verdicts": ("gsb_from_verdicts",),
+    },
+)

@@ -217,6 +217,37 @@ class RunComparison:
         return out
 
 
+def _checked_pairs(
+    a, b, query_ids, *, confidence: float, top: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(a, b, query names) as arrays of one entry per query, the settings checked first."""
+    if not (0.0 < confidence < 1.0):
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
+    if top < 0:
+        raise ValueError("top must be non-negative")
+    a, b = _pair(a, b)
+    names = np.arange(a.size).astype(str) if query_ids is None else np.asarray(query_ids)
+    if names.shape != a.shape:
+        raise ValueError("query_ids must have one entry per query")
+    return a, b, names
+
+
+def _biggest_changes(
+    names: np.ndarray, a: np.ndarray, b: np.ndarray, top: int
+) -> tuple[list[QueryChange], list[QueryChange]]:
+    """The ``top`` queries that gained most from A to B, and the ``top`` that lost most."""
+    d = b - a
+    # Largest gains first; ties broken by query name for a stable report.
+    order = np.lexsort((names.astype(str), -d))
+    gained = [i for i in order if d[i] > 0][:top]
+    lost = [i for i in np.lexsort((names.astype(str), d)) if d[i] < 0][:top]
+
+    def change(i: int) -> QueryChange:
+        return QueryChange(str(names[i]), float(a[i]), float(b[i]), float(d[i]))
+
+    return [change(i) for i in gained], [change(i) for i in lost]
+
+
 def compare_runs(
     a,
     b,
@@ -227,7 +258,7 @@ def compare_runs(
     n_resamples: int = DEFAULT_RESAMPLES,
     top: int = 5,
 ) -> RunComparison:
-    """Compare run B with run A on paired per-query values.
+    """Compare run B with run A on paired per-query values (a :class:`RunComparison`).
 
     Parameters
     ----------
@@ -243,31 +274,13 @@ def compare_runs(
         Resamples for the bootstrap and the non-exact randomization test.
     top : int
         How many queries to list among those that gained and those that lost most.
-
-    Returns
-    -------
-    RunComparison
     """
-    if not (0.0 < confidence < 1.0):
-        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
-    if top < 0:
-        raise ValueError("top must be non-negative")
-    a, b = _pair(a, b)
-    names = np.arange(a.size).astype(str) if query_ids is None else np.asarray(query_ids)
-    if names.shape != a.shape:
-        raise ValueError("query_ids must have one entry per query")
+    a, b, names = _checked_pairs(a, b, query_ids, confidence=confidence, top=top)
     d = b - a
     t, p_t, lo, hi = paired_t_test(a, b, confidence=confidence)
     p_r, exact = randomization_test(a, b, n_resamples=n_resamples, seed=seed)
     blo, bhi = mean_interval(d, confidence=confidence, n_resamples=n_resamples, seed=seed)
-    # Largest gains first; ties broken by query name for a stable report.
-    order = np.lexsort((names.astype(str), -d))
-    gained = [i for i in order if d[i] > 0][:top]
-    lost = [i for i in np.lexsort((names.astype(str), d)) if d[i] < 0][:top]
-
-    def change(i: int) -> QueryChange:
-        return QueryChange(str(names[i]), float(a[i]), float(b[i]), float(d[i]))
-
+    gained, lost = _biggest_changes(names, a, b, top)
     return RunComparison(
         n=int(a.size),
         mean_a=float(a.mean()),
@@ -284,8 +297,8 @@ def compare_runs(
         confidence=float(confidence),
         seed=seed,
         n_resamples=int(n_resamples),
-        gained=[change(i) for i in gained],
-        lost=[change(i) for i in lost],
+        gained=gained,
+        lost=lost,
         wins=int(np.count_nonzero(d > 0)),
         losses=int(np.count_nonzero(d < 0)),
         ties=int(np.count_nonzero(d == 0)),

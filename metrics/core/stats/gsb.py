@@ -197,6 +197,23 @@ def _validated_counts(g, s, b) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return g, s, b
 
 
+def _informative_mask(informative, shape: tuple[int, ...]) -> np.ndarray:
+    """Which queries' two lists differ: all of them unless ``informative`` says otherwise."""
+    inf = np.ones(shape, bool) if informative is None else np.asarray(informative, bool)
+    if inf.shape != shape:
+        raise ValueError("informative must have one entry per query")
+    return inf
+
+
+def _checked_deff(deff: float | None, g: np.ndarray, b: np.ndarray, m: np.ndarray) -> float:
+    """The design effect given, checked, or else the one by query alone from the counts."""
+    if deff is None:
+        return design_effect(g, b, m)
+    if not (math.isfinite(deff) and deff >= 1.0):
+        raise ValueError(f"a design effect is at least 1, got {deff!r}")
+    return deff
+
+
 def gsb_from_query_counts(
     g: np.ndarray,
     s: np.ndarray,
@@ -244,13 +261,8 @@ def gsb_from_query_counts(
     _check_settings(confidence, threshold, min_queries)
     g, s, b = _validated_counts(g, s, b)
     m = g + s + b
-    inf = np.ones(g.size, bool) if informative is None else np.asarray(informative, bool)
-    if inf.shape != g.shape:
-        raise ValueError("informative must have one entry per query")
-    if deff is None:
-        deff = design_effect(g, b, m)
-    elif not (math.isfinite(deff) and deff >= 1.0):
-        raise ValueError(f"a design effect is at least 1, got {deff!r}")
+    inf = _informative_mask(informative, g.shape)
+    deff = _checked_deff(deff, g, b, m)
     result = _result(
         good=int(g.sum()), same=int(s.sum()), bad=int(b.sum()), n_queries=int(g.size),
         n_informative=int(inf.sum()), deff=float(deff), sign=sign_test(g - b),

@@ -64,10 +64,11 @@ def delta_se(g: float, b: float, n: float) -> float:
 
 
 def wald_interval(g: float, b: float, n: float, confidence: float = 0.95) -> tuple[float, float]:
-    """Wald interval ``R ± z·SE`` (a cross-check only; not clipped to [−1, 1]).
+    """Wald interval ``R ± z·SE``, unclustered and not clipped to [−1, 1].
 
-    It collapses to a point on all-Same data and undercovers at small N; report it beside
-    the score interval, never instead of it.
+    Shown nowhere (STATISTICS.md §1): it collapses to a point on all-Same data, undercovers at
+    small N and ignores the clustering. Kept for the seed's documented value and for callers
+    who want the textbook figure.
     """
     z = z_value(confidence)
     r = (g - b) / n

@@ -15,12 +15,27 @@ from metrics.core.stats.agreement import (
     pairwise_agreement,
     reliability_matrix,
 )
-from metrics.core.stats.cluster import clustered_variance
+from metrics.core.stats.cluster import MIN_RATER_CLUSTERS, clustered_variance
 from metrics.core.stats.gsb import GsbResult, gsb_from_query_counts
 from metrics.core.stats.position import position_bias, shuffle_check
 from metrics.core.stats.resampling import DEFAULT_RESAMPLES
 
-__all__ = ["gsb_from_verdicts", "parse_sides", "parse_strengths", "parse_verdicts"]
+__all__ = [
+    "few_raters_warning",
+    "gsb_from_verdicts",
+    "parse_sides",
+    "parse_strengths",
+    "parse_verdicts",
+]
+
+
+def few_raters_warning(n_raters: int) -> str:
+    """The warning when raters are too few to cluster by (pages translate it by this text)."""
+    return (
+        f"only {n_raters} raters: the interval describes these raters, not raters in general "
+        f"(at least {MIN_RATER_CLUSTERS} are needed to allow for how raters differ)"
+    )
+
 
 _VERDICT_CODES = {
     "G": 1, "GOOD": 1, "+1": 1, "1": 1,
@@ -88,7 +103,7 @@ def gsb_from_verdicts(
     seed: int | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
 ) -> GsbResult:
-    """GSB report from one row per verdict.
+    """GSB report (a :class:`GsbResult`) from one row per verdict.
 
     Parameters
     ----------
@@ -116,12 +131,23 @@ def gsb_from_verdicts(
         position: the raters still cluster the verdicts).
     confidence, threshold, min_queries, bootstrap, seed, n_resamples
         As in :func:`metrics.core.stats.gsb.gsb_from_query_counts`.
-
-    Returns
-    -------
-    GsbResult
     """
     q, v, ident = _checked_rows(query_ids, verdicts, identical, raters)
+    result = _gsb_by_query(
+        q, v, ident, raters, confidence=confidence, threshold=threshold,
+        min_queries=min_queries, bootstrap=bootstrap, seed=seed, n_resamples=n_resamples,
+    )  # fmt: skip
+    point = _add_sides_and_strengths(result, v, ident, candidate_sides, chosen_sides, strengths)
+    if raters is not None and agreement:
+        _add_agreement(result, q, v, ident, raters, point)
+    return result
+
+
+def _gsb_by_query(q: np.ndarray, v: np.ndarray, ident: np.ndarray, raters, **settings) -> GsbResult:
+    """The G/S/B statistics of the verdicts counted per query, clustered by query and rater.
+
+    ``settings`` are :func:`gsb_from_query_counts`'s (confidence, threshold, ...).
+    """
     q_ids, q_idx = np.unique(q, return_inverse=True)
     g, s, b = (
         np.bincount(q_idx, weights=v == code, minlength=q_ids.size).astype(np.int64)
@@ -131,26 +157,26 @@ def gsb_from_verdicts(
     result = gsb_from_query_counts(
         g, s, b,
         informative=np.bincount(q_idx, weights=~ident, minlength=q_ids.size) > 0,
-        deff=clustered.deff, df=clustered.df, confidence=confidence, threshold=threshold,
-        min_queries=min_queries, bootstrap=bootstrap, seed=seed, n_resamples=n_resamples,
+        deff=clustered.deff, df=clustered.df, **settings,
     )  # fmt: skip
     result.n_raters = clustered.n_raters
     result.rater_clustered = clustered.rater_clustered
     if raters is not None and not clustered.rater_clustered:
-        result.warnings.append(
-            f"only {clustered.n_raters} raters: the interval describes these raters, not raters "
-            f"in general (at least 10 are needed to allow for how raters differ)"
-        )
+        result.warnings.append(few_raters_warning(clustered.n_raters))
     result.identical_verdicts = int(ident.sum())
     result.identical_queries = int(np.unique(q_idx[ident]).size)
-
-    _add_sides(result, v, ident, candidate_sides, chosen_sides)
-    point = v.astype(np.float64)
-    if strengths is not None:
-        point = _add_strengths(result, v, ident, strengths)
-    if raters is not None and agreement:
-        _add_agreement(result, q, v, ident, raters, point)
     return result
+
+
+def _add_sides_and_strengths(
+    result: GsbResult, v: np.ndarray, ident: np.ndarray, candidate_sides, chosen_sides, strengths
+) -> np.ndarray:
+    """Checks and adds what the sides and strengths show; returns each verdict's point on the
+    scale agreement is measured on (G/S/B, or −3 … +3 when every rated G/B has a strength)."""
+    _add_sides(result, v, ident, candidate_sides, chosen_sides)
+    if strengths is None:
+        return v.astype(np.float64)
+    return _add_strengths(result, v, ident, strengths)
 
 
 def _checked_rows(query_ids, verdicts, identical, raters):

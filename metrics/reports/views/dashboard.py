@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotate.models import Role
 from annotate.selectors import campaign_managed_by, campaigns_for
 from annotate.selectors.progress import live_leases
+from annotate.selectors.real import excluded_answers
 from annotate.services.adjudication import (
     AdjudicationRefused,
     adjudication_clear,
@@ -29,7 +30,8 @@ from annotate.services.adjudication import (
 from annotate.services.preferences import csv_bom_wanted
 from metrics.reports import dashboard_tables as tables
 from metrics.reports.forms import AdjudicationForm, BasisForm
-from metrics.reports.presenting import age_text, basis_text, csv_response
+from metrics.reports.presenting import age_text, basis_text, csv_response, rule_name
+from metrics.reports.snapshot_charts import in_this_language
 from metrics.selectors.disagreements import PAGE, disagreements
 from metrics.selectors.progress import PoolProgress, timeline_from
 from metrics.services.snapshots import dashboard_snapshots
@@ -72,13 +74,15 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 
     pool = PoolProgress(**progress["pool"], leased=leases.items)
     context = {
+        "excluded": excluded_answers(campaign),
         "campaign": campaign,
         "progress": pool,
         "progress_age": age_text(progress_fresh),
-        "basis": (
+        "basis": _(
             "Labels: each rater's own grades, not aggregated. The campaign aggregates them by "
-            f"{campaign.aggregation} for the qrels and the system scores."
-        ),
+            "%(rule)s for the qrels and the system scores."
+        )
+        % {"rule": campaign.get_aggregation_display()},
         "raters": raters,
         "timeline": timeline,
         "agreement": agreement,
@@ -87,7 +91,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             {**p, "a_name": names[p["a"]], "b_name": names[p["b"]]} for p in agreement["pairs"]
         ],
     }
-    drawn = progress_fresh.snapshot.charts
+    drawn = in_this_language(progress_fresh.snapshot.charts)
     context["timeline_svg"] = drawn.get("timeline")
     context["kappa_svg"] = drawn.get("kappa")
     return render(request, "metrics/dashboard.html", context)
@@ -134,22 +138,28 @@ def _disagreements_page(
         context = {"campaign": campaign, "form": form, "rows": [], "only_open": only_open}
         return render(request, "metrics/disagreements.html", context, status=400)
     rule = form.rule
+    excluded = excluded_answers(campaign)
     if request.GET.get("download") == "disagreements":
         found = disagreements(campaign=campaign, rule=rule, only_open=only_open, limit=None)
         header, rows = tables.disagreements_table(found, rule)
+        notes = [basis_text(rule=rule, source=None)]
+        if excluded.total:
+            notes.append(f"answers of excluded raters left out: {excluded.total}")
         return csv_response(
             campaign=campaign,
             name="disagreements",
             header=header,
             rows=rows,
-            notes=[basis_text(rule=rule, source=None)],
+            notes=notes,
             bom=csv_bom_wanted(request),
         )
     found = disagreements(campaign=campaign, rule=rule, only_open=only_open, limit=PAGE)
     context = {
+        "excluded": excluded,
         "campaign": campaign,
         "form": form,
         "found": found,
+        "rule_name": rule_name(found.rule),
         "rows": found.rows,
         "only_open": only_open,
         "page_size": PAGE,

@@ -16,10 +16,12 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_GET
 
-from annotate.models import Campaign
+from annotate.models import Aggregation, Campaign
 from annotate.selectors import campaign_managed_by
+from annotate.selectors.real import excluded_answers
 from annotate.services.preferences import csv_bom_wanted
 from metrics.decide.ndcg import COMPARE_SEED, ComparisonReport, comparison_report
 from metrics.reports import charts
@@ -27,11 +29,12 @@ from metrics.reports import scores_tables as tables
 from metrics.reports.forms import ScoresForm
 from metrics.reports.paired import paired_context
 from metrics.reports.presenting import age_text, basis_text, csv_response
-from metrics.reports.snapshot_charts import display_name
+from metrics.reports.snapshot_charts import display_name, in_this_language
 from metrics.selectors.baselines import declared_pair, production_systems
 from metrics.selectors.drilldown import query_drilldown
 from metrics.selectors.queries import campaign_query, queries_by_external_id
 from metrics.services.scores import JUDGED_WARNING
+from metrics.services.scores_by_rule import ndcg_by_rule
 from metrics.services.snapshots import Fresh, scores_snapshot
 
 QUERIES_PAGE = 100
@@ -66,7 +69,7 @@ class _Page:
 def _settings_query(request: HttpRequest) -> str:
     """The page's settings as a query string, for links to the other report pages."""
     keep = request.GET.copy()
-    for key in ("download", "page", "sort", "a", "b", "measure"):
+    for key in ("download", "page", "sort", "a", "b", "measure", "rules"):
         keep.pop(key, None)
     return keep.urlencode()
 
@@ -105,6 +108,7 @@ def _page(request: HttpRequest, slug: str, template: str, *, light: bool) -> _Pa
         "judged_threshold": JUDGED_WARNING,
         "settings_query": _settings_query(request),
         "names": names,
+        "excluded": excluded_answers(campaign),
     }
     return _Page(campaign, form, fresh, context)
 
@@ -147,7 +151,7 @@ def systems(request: HttpRequest, slug: str) -> HttpResponse:
     notes = page.notes(f"relevant from grade {summary['relevance_level']:g}")
     if (csv := _download(request, page, downloads, notes)) is not None:
         return csv
-    drawn = page.fresh.snapshot.charts
+    drawn = in_this_language(page.fresh.snapshot.charts)
     keys = [m["key"] for m in summary["measures"]]
     context = {
         **page.context,
@@ -160,8 +164,30 @@ def systems(request: HttpRequest, slug: str) -> HttpResponse:
             for name, s in zip(page.names, summary["systems"], strict=True)
         ],
         "curve_rows": tables.curve_rows(summary, settings),
+        **_by_rule(request, page, settings),
     }
     return render(request, "metrics/systems.html", context)
+
+
+def _by_rule(request: HttpRequest, page: _Page, settings) -> dict:
+    """NDCG under each aggregation rule side by side, when asked for (?rules=all): it
+    computes (or reads) one snapshot per rule."""
+    if request.GET.get("rules") != "all" or page.summary["source"]:
+        return {}
+    table = ndcg_by_rule(campaign=page.campaign, settings=settings)
+    labels = dict(Aggregation.choices)
+    rows = [
+        {
+            "run_id": row.run_id,
+            "name": display_name(row.system),
+            "cells": list(zip(row.values, row.ranks, strict=True)),
+        }
+        for row in table.rows
+    ]
+    return {
+        "by_rule": {"rows": rows, "ranking_changes": table.ranking_changes},
+        "by_rule_labels": [labels[rule] for rule in table.rules],
+    }
 
 
 @login_required
@@ -204,7 +230,7 @@ def _comparison(
     snap = fresh.snapshot
     a, b, measure = (request.GET.get(k) for k in ("a", "b", "measure"))
     production, declared = production_systems(campaign), declared_pair(campaign)
-    asked = (a, b, measure, sorted(production), declared)
+    asked = (a, b, measure, sorted(production), declared, get_language())
     key = "metrics:compare:" + ":".join(
         str(x) for x in (snap.pk, snap.computed_at.timestamp(), *asked)
     )
@@ -223,10 +249,11 @@ def _comparison(
         if report is not None:
             label = report.measure_label
             drawn = charts.histogram(
-                title=f"Per-query {label} differences, {report.b_name} − {report.a_name}",
+                title=gettext("Per-query %(measure)s differences, %(b)s − %(a)s")
+                % {"measure": label, "b": report.b_name, "a": report.a_name},
                 edges=report.edges,
                 counts=report.counts,
-                xlabel=f"{label} of B − {label} of A",
+                xlabel=gettext("%(measure)s of B − %(measure)s of A") % {"measure": label},
                 mean=report.result.diff,
             )
         cached = ((report, drawn) if report is not None else None, error)

@@ -15,6 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods
 
 from annotate.models import Campaign
@@ -25,7 +26,8 @@ from annotate.services.preferences import csv_bom_wanted
 from jobs.web import start_sources_job
 from metrics.reports import charts
 from metrics.reports.forms_sources import CompetitorForm, DeriveForm, LogForm, SourcesSettingsForm
-from metrics.reports.presenting import csv_response
+from metrics.reports.presenting import csv_response, rule_name
+from metrics.reports.source_words import describe, display_names, kind_label
 from metrics.services.label_sources import RATERS, SourcesReport, SourceSummary, sources_report
 from metrics.services.label_sources_raters import flips
 
@@ -41,7 +43,10 @@ def sources(request: HttpRequest, slug: str) -> HttpResponse:
     download = request.GET.get("download")
     if not form.is_valid() or (download and download not in DOWNLOADS):
         if download and download not in DOWNLOADS:
-            form.add_error(None, f"download must be one of {', '.join(DOWNLOADS)}")
+            form.add_error(
+                None,
+                gettext("download must be one of %(names)s") % {"names": ", ".join(DOWNLOADS)},
+            )
         context = {"campaign": campaign, "form": form}
         return render(request, "metrics/sources.html", context, status=400)
     report = sources_report(campaign=campaign, rule=form.rule, k=form.k_value)
@@ -60,8 +65,15 @@ def sources(request: HttpRequest, slug: str) -> HttpResponse:
         "campaign": campaign,
         "form": form,
         "report": report,
+        "rule_name": rule_name(report.rule),
         "sources": [
-            {"summary": s, "how": describe(s), "export_query": _export_query(s, report)}
+            {
+                "summary": s,
+                "name": display_names(report)[s.key],
+                "kind": kind_label(s.kind),
+                "how": describe(s),
+                "export_query": _export_query(s, report),
+            }
             for s in report.sources
         ],
         "score_rows": _score_rows(report),
@@ -107,56 +119,6 @@ def _settings_query(request: HttpRequest) -> str:
     return keep.urlencode()
 
 
-def describe(source: SourceSummary) -> str:
-    """How a source's labels were made, in one line, from its stored parameters."""
-    p = source.params
-    if source.kind == RATERS:
-        return "the raters' grades, aggregated"
-    if source.kind == "competitor" and "bands_text" in p:
-        return (
-            f"rank bands {p['bands_text']}; documents matched {p['match']}; "
-            f"{p['unmatched_lines']:,} of {p['lines']:,} lines unmatched, "
-            f"{p['unknown_query_lines']:,} for other queries"
-        )
-    if source.kind == "clicks" and "thresholds" in p:
-        return _describe_clicks(p)
-    if source.kind == "model" and "model" in p:
-        return _describe_model(p)
-    if source.kind == "purchases" and "bought_grade" in p:
-        return (
-            f"purchases from log {p['log']!r}: bought {p['bought_grade']:g}, shown and not "
-            f"bought {p['not_bought_grade']:g}"
-        )
-    return f"imported from {p['file']}" if p.get("file") else "imported"
-
-
-def _describe_model(p: dict) -> str:
-    samples = f", {p['samples']} samples by {p['rule']}" if p.get("samples", 1) > 1 else ""
-    text = (
-        f"language model {p['model']} at {p['endpoint']} (temperature {p['temperature']:g}"
-        f"{samples}): {p['labelled']:,} of {p['items']:,} items labelled, "
-        f"{p['no_answer']:,} unreadable answers, {p['failed']:,} failed"
-    )
-    return f"{text}; stopped early: {p['stopped']}" if p.get("stopped") else text
-
-
-def _describe_clicks(p: dict) -> str:
-    steps = ", ".join(f"ratio ≥ {t['ratio_at_least']:g}: {t['grade']:g}" for t in p["thresholds"])
-    steps = f"{steps}, else {p['below_last_threshold_grade']:g}"
-    if p.get("model") != "pbm":
-        return (
-            f"clicks over expected clicks from log {p['log']!r}: {steps}; "
-            f"at least {p['min_impressions']} impressions"
-        )
-    return (
-        f"clicks over expected clicks from log {p['log']!r} (position-based click model; "
-        f"expected: an average document of the query in the same places; shrunk toward the "
-        f"query's mean with k = {p['prior_strength']:.3g}): {steps}; "
-        f"{p['too_little_data']:,} of {p['pairs']:,} pairs had fewer than "
-        f"{p['min_expected_clicks']:g} expected clicks: too little data, not labelled"
-    )
-
-
 def _export_query(source: SourceSummary, report: SourcesReport) -> str:
     if source.key == RATERS:
         return urlencode({"aggregation": report.rule, "real": 1})
@@ -165,7 +127,7 @@ def _export_query(source: SourceSummary, report: SourcesReport) -> str:
 
 def _named(report: SourcesReport, items: list) -> list[dict]:
     """Pairs of sources with their display names (the raters' aggregate names its rule)."""
-    names = {s.key: s.label for s in report.sources}
+    names = display_names(report)
     return [{"x": item, "a": names[item.a], "b": names[item.b]} for item in items]
 
 
@@ -181,6 +143,7 @@ def _score_rows(report: SourcesReport) -> list[dict]:
                     "first": i == 0,
                     "span": len(report.sources),
                     "source": source,
+                    "source_name": display_names(report)[source.key],
                     "values": [run.values[source.key][key] for key, _ in report.measures],
                 }
             )
@@ -191,9 +154,9 @@ def _chart(report: SourcesReport) -> str:
     ndcg, label = report.measures[0]
     means = np.array([[run.values[s.key][ndcg] for run in report.runs] for s in report.sources])
     return charts.bars_with_intervals(
-        title=f"{label} of every run under each label source",
+        title=gettext("%(measure)s of every run under each label source") % {"measure": label},
         groups=[run_name(run) for run in report.runs],
-        series=[s.label for s in report.sources],
+        series=[display_names(report)[s.key] for s in report.sources],
         means=means,
         lows=np.full(means.shape, np.nan),
         highs=np.full(means.shape, np.nan),
@@ -296,7 +259,7 @@ def sources_add(request: HttpRequest, slug: str) -> HttpResponse:
         return _add_page(request, campaign, _forms(campaign))
     action = request.POST.get("action", "")
     if action not in ADD_ACTIONS:
-        messages.error(request, "Unknown action: choose one of the forms.")
+        messages.error(request, gettext("Unknown action: choose one of the forms."))
         return _add_page(request, campaign, _forms(campaign), status=400)
     forms = _forms(campaign, request.POST, request.FILES, bound=action)
     form = forms[f"{action}_form"]
@@ -306,7 +269,7 @@ def sources_add(request: HttpRequest, slug: str) -> HttpResponse:
                 return redirect("jobs:campaign", slug=campaign.slug)
             summary = label_source_add(campaign=campaign, action=action, data=form.cleaned_data)
         except (ImportFailed, ValueError) as exc:
-            form.add_error(None, f"Nothing was stored: {exc}")
+            form.add_error(None, gettext("Nothing was stored: %(why)s") % {"why": exc})
         else:
             messages.success(request, str(summary))
             for warning in summary.warnings:

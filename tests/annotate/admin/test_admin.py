@@ -20,13 +20,20 @@ MODELS = sorted(apps.get_app_config("annotate").get_models(), key=lambda model: 
 # Shown, never written by hand (AnswerClaim: kept by triggers; accounts: made and revoked on
 # the manager's pages).
 READ_ONLY = {
+    m.QualityEvent,
     m.GradeChange,
     m.VerdictChange,
+    m.PlanChange,
     m.TokenName,
     m.AnswerClaim,
     m.Invitation,
     m.PasswordResetLink,
     m.Preferences,
+    m.QuizAttempt,
+    m.QuizAnswer,
+    m.QuizGrant,
+    m.GoldItem,
+    m.GoldTask,
 }
 
 
@@ -62,12 +69,21 @@ def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
         task=task, rater=rater, value="G", candidate_side="L", strength=2
     )
     m.VerdictChange.objects.create(verdict=verdict, value="S", given_at=timezone.now())
+    m.PlanChange.objects.create(
+        comparison=comparison,
+        changed_by=None,
+        answers_in=1,
+        changes=[["min_gsb", 0, 0.1]],
+        reason=f"{tag} plan",
+    )
     m.TaskLease.objects.create(
         task=task, rater=rater, candidate_side="R", expires_at=timezone.now() + timedelta(hours=1)
     )
     skipped = m.SxsTask.objects.create(comparison=comparison, query=query, position=1)
     m.TaskSkip.objects.create(task=skipped, rater=rater)
     m.Adjudication.objects.create(pool_item=item, label=good, manager=None, note=f"{tag} ruling")
+    m.GoldItem.objects.create(pool_item=other_item, label=good, explanation=f"{tag} gold")
+    m.GoldTask.objects.create(task=task, value="G", explanation=f"{tag} gold")
     token, _ = AuthToken.objects.create(rater)
     m.TokenName.objects.create(token=token, user=rater, name=f"{tag} notebook")
     log = m.BehaviourLog.objects.create(campaign=campaign, name=f"{tag}-clicks", rows=3)
@@ -83,6 +99,15 @@ def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
         user=rater, digest=f"{tag}-reset", expires_at=timezone.now() + timedelta(days=1)
     )
     m.Preferences.objects.create(user=rater, csv_bom=True)
+    membership = m.Membership.objects.get(campaign=campaign, user=rater)
+    m.QualityEvent.objects.create(membership=membership, action="pause", reason={"note": tag})
+    attempt = m.QuizAttempt.objects.create(
+        rater=rater, campaign=campaign, drawn=[item.pk], pass_percent=80
+    )
+    m.QuizAnswer.objects.create(
+        attempt=attempt, position=0, pool_item=item, label=good, correct=True
+    )
+    m.QuizGrant.objects.create(rater=rater, campaign=campaign, manager=None)
     return {"query": query, "grade": grade, "item": item, "run": runs[0], "label": good}
 
 

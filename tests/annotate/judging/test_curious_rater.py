@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 import random
 import re
 import string
@@ -29,8 +30,9 @@ from html.parser import HTMLParser
 
 import numpy as np
 import pytest
+from django.test import override_settings
 from django.urls import reverse
-from scipy.stats import binom, rankdata, spearmanr
+from scipy.stats import binom, norm, rankdata, spearmanr
 
 from annotate.judging import handles
 from annotate.models import PoolItem, Run, Side, TaskLease
@@ -288,8 +290,14 @@ def _old_side(seed: int, rater_id: int, task_id: int) -> str:
     return Side.LEFT if digest[0] & 1 else Side.RIGHT
 
 
+# Each test makes up to nine guesses; the band of each is wide enough that all nine stay in it
+# by chance in 999 runs of 1,000 (a band of 99% each failed about one run in eleven), and still
+# narrow enough to catch a guess right 58% of the time over 600 tasks.
+FAMILY_ALPHA, CHECKS = 0.001, 9
+
+
 def within_band(right: int, n: int) -> bool:
-    low, high = binom.interval(0.99, n, 0.5)
+    low, high = binom.interval(1 - FAMILY_ALPHA / CHECKS, n, 0.5)
     return low <= right <= high
 
 
@@ -317,6 +325,9 @@ def _answer_every_task(client, comparison, rater) -> dict[int, dict]:
         assert response.status_code == 200
 
 
+# Mirrored duplicates (#18) are offered at once, so the rater meets them among the tasks and
+# the guesses below must fail on them too.
+@override_settings(SXS_MIRROR_DELAY_SECONDS=0)
 def test_a_rater_can_compute_neither_the_side_nor_the_position(personas, tmp_path, monkeypatch):
     comparison = _position_comparison(personas, tmp_path, monkeypatch)
     rater = personas.rater
@@ -325,9 +336,15 @@ def test_a_rater_can_compute_neither_the_side_nor_the_position(personas, tmp_pat
     tasks = dict(comparison.tasks.values_list("pk", "position"))
     queries = dict(comparison.tasks.values_list("pk", "query_id"))
     assert set(seen) == set(tasks) and len(seen) >= 500
+    # A mirrored duplicate's side is the other one than its original's, by design: the pair is
+    # one coin, not two, so the guesses are scored on the originals (the mirrors were met all
+    # the same, in the order above, and their handles are as unguessable).
+    mirrors = set(comparison.tasks.filter(mirror_of__isnull=False).values_list("pk", flat=True))
     for pk in sorted(seen, key=lambda pk: seen[pk]["order"]):
         seen[pk]["place"] = place_in_query[queries[pk]]
         place_in_query[queries[pk]] += 1
+
+    met, seen = seen, {pk: t for pk, t in seen.items() if pk not in mirrors}
 
     def rate(guess) -> tuple[int, int]:
         return sum(guess(pk, t) == t["side"] for pk, t in seen.items()), len(seen)
@@ -359,8 +376,13 @@ def test_a_rater_can_compute_neither_the_side_nor_the_position(personas, tmp_pat
         assert within_band(right, len(seen)), (key, right)
         truth = {pk: (queries[pk], tasks[pk]) for pk in seen}
         per_task = {pk: seen[pk][key] for pk in seen}
-        assert abs(within_query_rho(per_task, truth)) < RHO_LIMIT, key
+        # 600 tasks, not the graded test's 1,500: a fixed 0.1 was 2.4 standard errors here and
+        # failed about one run in seventy by chance (seen on PostgreSQL in CI). The bound is
+        # the 99.9% band of rho without a leak (standard error 1/sqrt(n - 1)); a leak of the
+        # order would give a rho near 1.
+        limit = norm.ppf(1 - 0.001 / 2) / math.sqrt(len(per_task) - 1)
+        assert abs(within_query_rho(per_task, truth)) < limit, key
     # The REST API's verdicts say no position to a rater.
     rows = api_client_for(personas, "rater").get("/api/v1/verdicts/").json()["results"]
     assert rows and all(row["position"] is None for row in rows)
-    assert {row["task"] for row in rows} <= {t["handle"] for t in seen.values()}
+    assert {row["task"] for row in rows} <= {t["handle"] for t in met.values()}

@@ -14,6 +14,7 @@ from django.core.management.base import CommandError
 
 from annotate.models import LabelSource, Query, Run, SourceLabel
 from tests.annotate.import_support import counts, make_campaign, write
+from tests.support.migrated import sqlite_copy
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -119,12 +120,12 @@ def test_no_progress_when_stderr_is_not_a_terminal(campaign, tmp_path):
 
 @pytest.fixture(scope="module")
 def sqlite_env(tmp_path_factory) -> dict[str, str]:
-    """A migrated SQLite file with one campaign, for commands run as real processes. (The set-up
-    skips the system checks, which import every view; the commands under test run them.)"""
-    db_path = tmp_path_factory.mktemp("cli") / "cli.sqlite3"
+    """A migrated SQLite file (a copy of the run's, tests/support/migrated.py) with one
+    campaign, for commands run as real processes. (The set-up skips the system checks, which
+    import every view; the commands under test run them.)"""
+    db_path = sqlite_copy(tmp_path_factory, tmp_path_factory.mktemp("cli"))
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{db_path}", "DEBUG": "1"}
     manage = [sys.executable, str(ROOT / "manage.py")]
-    subprocess.run([*manage, "migrate", "-v0", "--skip-checks"], env=env, check=True, cwd=ROOT)
     subprocess.run(
         [*manage, "campaign_create", "CLI", "--slug", "cli", "--skip-checks"],
         env=env,
@@ -145,6 +146,7 @@ def manage(env: dict[str, str], *args: str, stdin: bytes = b"") -> subprocess.Co
     )
 
 
+@pytest.mark.xdist_group("cli-processes")  # one worker builds sqlite_env
 def test_a_real_process_exits_non_zero_without_a_traceback(sqlite_env, tmp_path):
     path = write(tmp_path, "bad.tsv", "q1\tgood\nq2 has no tab\n")
     done = manage(sqlite_env, "import_queries", "--campaign=cli", str(path))
@@ -163,6 +165,7 @@ def test_a_real_process_exits_non_zero_without_a_traceback(sqlite_env, tmp_path)
     assert listed.stdout.decode().strip() == "0"
 
 
+@pytest.mark.xdist_group("cli-processes")  # one worker builds sqlite_env
 def test_a_real_process_reads_stdin_and_shows_progress(sqlite_env):
     data = "".join(f"q{i}\tquery {i}\n" for i in range(20_000)).encode()
     done = manage(sqlite_env, "import_queries", "--campaign=cli", "--progress", "-", stdin=data)

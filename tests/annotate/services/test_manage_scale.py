@@ -225,3 +225,19 @@ def test_a_tampered_or_missing_formset_is_a_400_not_a_500(personas, data):
     response = personas.client_for("manager").post(url, data)
     assert response.status_code == 400
     assert _scale(personas.campaign) == before
+
+
+def test_it_refuses_to_delete_a_label_that_is_a_gold_answer(personas):
+    """A gold item's label (and its ruling) holds the label: a 400 with a message, not a 500."""
+    from annotate.services.gold import gold_item_set
+
+    items = build_pool(personas.campaign, queries=1, docs_per_query=1)
+    fair = personas.campaign.labels.get(name="Fair")
+    gold_item_set(campaign=personas.campaign, manager=None, item_id=items[0].pk, label_id=fair.pk)
+    before = _scale(personas.campaign)
+    rows = _rows(personas.campaign)
+    rows[1]["delete"] = True
+    response = _post(personas, rows)
+    assert response.status_code == 400
+    assert "“Fair” cannot be deleted" in response.content.decode()
+    assert _scale(personas.campaign) == before

@@ -55,3 +55,16 @@ def test_links_open_in_a_new_tab_without_opener():
 def test_html_in_code_is_shown_as_text():
     html = render_markdown("```\n<script>x()</script>\n```")
     assert "&lt;script&gt;" in html and "<script>" not in html
+
+
+def test_hard_wrapped_lines_flow_as_one_paragraph():
+    # Pasted guidelines broke mid-sentence ("only / shares a word", #21).
+    html = render_markdown("A result is Fair when it only\nshares a word with the query.\n\nNext.")
+    assert "<p>A result is Fair when it only\nshares a word with the query.</p>" in html
+    assert "<br" not in html and "<p>Next.</p>" in html
+    # Chinese wraps join without the space a line break would become.
+    chinese = render_markdown("结果只和查询\n共享一个词时为一般。")
+    assert "结果只和查询共享一个词时为一般。" in chinese
+    # A hard break is still there for who asks (two trailing spaces), and code keeps its lines.
+    assert "<br" in render_markdown("line one  \nline two")
+    assert "代码\n行" in render_markdown("```\n代码\n行\n```")

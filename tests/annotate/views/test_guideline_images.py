@@ -12,6 +12,7 @@ from annotate.models import Campaign
 from annotate.models.campaigns import validate_image_hosts
 from annotate.services.markdown import render_markdown
 from tests.annotate.queue_helpers import build_pool
+from tests.support.forms import form_as_shown
 
 PIXEL = "![x](https://tracker.example.net/p.gif)"
 ALLOWED = "![y](https://img.example.com/a.png)"
@@ -70,8 +71,7 @@ def test_other_pages_allow_no_outside_image(personas):
 def test_a_manager_sets_the_image_hosts_on_the_settings_page(personas):
     url = reverse("annotate:manage_settings", kwargs={"slug": "campaign-a"})
     client = personas.client_for("manager")
-    form = client.get(url).context["form"]
-    data = {k: v for k, v in form.initial.items() if v is not None}
+    data = form_as_shown(client, url)
     data["image_hosts"] = "https://bad.example.com/"
     assert client.post(url, data).status_code == 400
     data["image_hosts"] = "img.example.com"

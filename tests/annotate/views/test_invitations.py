@@ -295,3 +295,27 @@ def test_a_username_taken_at_the_last_moment_is_refused(personas, monkeypatch):
     _, response = _accept(secret, username="racer")
     assert response.status_code == 400 and "is taken" in response.content.decode()
     assert Invitation.objects.get().accepted_at is None
+
+
+def test_a_carriage_return_inside_an_uploaded_line_is_a_line_end_not_a_500(personas):
+    """A lone CR in the middle of a line stopped the csv module ("new-line character seen in
+    unquoted field"): the bulk form answered 500. Found by the hostile-input fuzz (issue 15)."""
+    upload = io.BytesIO(b"name,email\nZhang\rWei,zw@example.com\n")
+    upload.name = "people.csv"
+    data = {"role": "rater", "days": 7, "upload": upload}
+    response = personas.client_for("manager").post(_url(personas, "manage_invitations_bulk"), data)
+    assert response.status_code == 200
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert [(r["name"], r["email"]) for r in rows] == [("Zhang", ""), ("Wei", "zw@example.com")]
+
+
+def test_a_nul_in_an_uploaded_name_is_refused_naming_its_line(personas):
+    """PostgreSQL refuses NUL in text: the bulk form answered 500 there. Found by the
+    hostile-input fuzz on PostgreSQL (issue 15)."""
+    upload = io.BytesIO(b"name,email\nZhang\x00Wei,zw@example.com\n")
+    upload.name = "people.csv"
+    data = {"role": "rater", "days": 7, "upload": upload}
+    response = personas.client_for("manager").post(_url(personas, "manage_invitations_bulk"), data)
+    assert response.status_code == 400
+    assert "people.csv:2: a name may not hold control characters" in response.content.decode()
+    assert not Invitation.objects.exists()

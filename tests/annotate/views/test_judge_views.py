@@ -80,6 +80,11 @@ def test_only_the_campaigns_raters_reach_its_judging_pages(personas, pool, perso
         elif persona == "anonymous":
             assert response.status_code == 302
             assert response["Location"].startswith(reverse("login"))
+        elif persona == "manager" and url == judge_url():
+            # A manager who is not a rater is shown the read-only preview, not a bare 404
+            # (#21; tests/annotate/views/test_preview.py); the other pages stay closed.
+            assert response.status_code == 302
+            assert response["Location"] == reverse("annotate:judge_preview", args=["campaign-a"])
         else:
             assert response.status_code == 404, (persona, url)
             assert b"Campaign A" not in response.content
@@ -103,9 +108,10 @@ def test_the_api_answers_json_to_everyone_and_serves_only_raters(personas, pool,
     assert db_snapshot() == before
 
 
-def test_a_manager_who_is_no_rater_gets_404_not_403(personas, pool):
+def test_a_manager_who_is_no_rater_gets_the_preview_not_403(personas, pool):
+    # Once a bare 404; since #21 the read-only preview (test_preview.py). Never a 403.
     response = personas.client_for("manager").get(judge_url())
-    assert response.status_code == 404
+    assert response.status_code == 302 and response["Location"].endswith("/preview/")
 
 
 def test_unknown_campaign_and_wrong_methods_never_500(personas, pool):
@@ -279,6 +285,37 @@ def test_a_json_grade_is_stored_once_and_answers_with_what_comes_next(personas, 
     grade = Grade.objects.get(rater=personas.rater)
     assert grade.seconds == 4.25 and grade.label == good
     assert Grade.objects.count() == 1
+
+
+def test_an_answer_gets_the_items_its_page_holds_by_name_alone(personas, pool):
+    # Building every held item's card again for each answer was most of its time: the page
+    # says what it holds ("known") and gets those back as their handle only.
+    client = personas.client_for("rater")
+    held = [item["id"] for item in client.get(queue_url()).json()["items"]]
+    good = personas.campaign.labels.get(name="Good")
+    known = held[:2]  # as if the page had not got the third yet
+    body = {"item": held[0], "label": good.pk, "known": known}
+    reply = post_json(client, api_url(), body).json()
+    assert reply["result"] == "created"
+    whole = client.get(queue_url()).json()["items"]  # what a page without a list is sent
+    assert [item["id"] for item in reply["items"]] == [item["id"] for item in whole]
+    for sent, full in zip(reply["items"], whole, strict=True):
+        assert sent == ({"id": full["id"], "known": True} if full["id"] in known else full)
+    assert [item.get("known", False) for item in reply["items"][:2]] == [True, False]
+    assert Grade.objects.count() == 1
+
+
+@pytest.mark.parametrize("known", ["HANDLE", [1], [None], ["x" * 65], ["HANDLE"] * 501, {"a": 1}])
+def test_a_bad_known_list_is_400_and_stores_nothing(personas, pool, known):
+    client = personas.client_for("rater")
+    first = client.get(queue_url()).json()["items"][0]["id"]
+    if known == "HANDLE" or known == ["HANDLE"] * 501:
+        known = first if known == "HANDLE" else [first] * 501
+    body = {"item": first, "label": personas.campaign.labels.get(name="Good").pk, "known": known}
+    response = post_json(client, api_url(), body)
+    assert response.status_code == 400
+    assert "“known” must be a list" in response.json()["error"]
+    assert Grade.objects.count() == 0
 
 
 def test_a_json_change_keeps_the_old_value(personas, pool):

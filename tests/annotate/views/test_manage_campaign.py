@@ -8,6 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotate.models import Campaign, Membership, Role
+from tests.support.forms import form_as_shown
 
 NEW = {
     "name": "Shoes search",
@@ -152,3 +153,59 @@ def test_a_slug_taken_at_the_last_moment_is_a_form_error(staff, monkeypatch):
     response = client.post(reverse("annotate:manage_new"), NEW)
     assert response.status_code == 400
     assert "already exists" in response.content.decode()
+
+
+def test_the_settings_page_saves_the_campaigns_language(personas):
+    # The form had the field but the service dropped it: the choice looked unsaved.
+    from django.urls import reverse
+
+    from annotate.models import Campaign
+
+    url = reverse("annotate:manage_settings", kwargs={"slug": "campaign-a"})
+    client = personas.client_for("manager")
+    data = form_as_shown(client, url)
+    data["language"] = "zh-hans"
+    response = client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert Campaign.objects.get(pk=personas.campaign.pk).language == "zh-hans"
+
+
+# A campaign's own text is bounded (annotate.inputs: campaign_description 5,000, guidelines
+# 100,000, image_hosts 2,000): the guidelines go to every rater's judging page, the image hosts
+# into its CSP header. Before, 50 MB of guidelines were taken.
+LONG_TEXT = [
+    ("description", "d" * 5_001, "5,001 characters long; the limit is 5,000"),
+    ("guidelines", "g" * 100_001, "100,001 characters long; the limit is 100,000"),
+    ("image_hosts", "a.example.com\n" * 200, "2,799 characters long; the limit is 2,000"),
+]
+
+
+@pytest.mark.parametrize(("field", "text", "message"), LONG_TEXT, ids=[t[0] for t in LONG_TEXT])
+def test_settings_refuse_text_above_its_limit(personas, field, text, message):
+    response = personas.client_for("manager").post(_settings_url(personas), NEW | {field: text})
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert getattr(Campaign.objects.get(pk=personas.campaign.pk), field) == ""
+
+
+def test_the_limits_hold_in_the_api_and_the_admin(personas, staff, settings):
+    settings.INPUT_LIMITS = {"guidelines": 10}
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(staff[0])
+    body = {"name": "Long", "slug": "long", "guidelines": "g" * 11}
+    response = api.post("/api/v1/campaigns/", body, format="json")
+    assert response.status_code == 400
+    assert "the limit is 10" in response.json()["errors"]["guidelines"][0]
+    assert not Campaign.objects.filter(slug="long").exists()
+
+    from annotate.admin.campaigns import CampaignAdminForm
+
+    form = CampaignAdminForm(
+        {"name": "A", "slug": "campaign-a", "guidelines": "g" * 11, "description": "",
+         "relevant_from": 1, "aggregation": "mean", "overlap": 1, "lease_minutes": 15},
+        instance=personas.campaign,
+    )  # fmt: skip
+    assert not form.is_valid()
+    assert "the limit is 10" in form.errors["guidelines"][0]

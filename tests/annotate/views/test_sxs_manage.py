@@ -171,6 +171,18 @@ def test_the_report_shows_only_clustered_figures_and_says_when_raters_are_few(pe
     assert "the interval describes these raters, not raters in general" in html
 
 
+def test_the_few_raters_warning_speaks_the_managers_language(personas):
+    # The sentence comes from metrics.core (no Django); the page words it in the reader's
+    # language, with the same figures.
+    comparison = seed_002(personas)
+    client = personas.client_for("manager")
+    html = client.get(report_url(comparison), HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9").content
+    html = html.decode()
+    assert '<html lang="zh-hans">' in html
+    assert "describes these raters" not in html
+    assert "区间只描述这 1 位评估员" in html and "至少需要 10 位" in html
+
+
 def test_the_per_query_table_sorts_by_any_column(personas):
     comparison = seed_002(personas)
     client = personas.client_for("manager")

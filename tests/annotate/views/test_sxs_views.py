@@ -59,6 +59,10 @@ def test_only_the_campaigns_raters_reach_the_side_by_side_pages(personas, compar
             assert response.status_code == 302 and "/login/" in response["Location"]
         elif persona == "rater":
             assert response.status_code == 200
+        elif persona == "manager" and url == sxs_url(comparison):
+            # A manager who is not a rater is shown the read-only preview (#21,
+            # tests/annotate/views/test_preview.py); the task pages stay closed.
+            assert response.status_code == 302 and response["Location"].endswith("/preview/")
         else:
             assert response.status_code == 404, (persona, url)
     responses = {
@@ -79,6 +83,16 @@ def test_a_comparison_of_another_campaign_is_404_even_with_a_valid_slug(personas
     url = reverse("annotate:sxs", kwargs={"slug": "campaign-b", "comparison_id": comparison.pk})
     assert client.get(url).status_code == 404
     assert post_json(client, url + "api/verdicts/", {}).status_code == 404
+
+
+@pytest.mark.parametrize("number", [0, 2**63, 10**30])
+def test_a_comparison_number_out_of_the_databases_range_is_404(personas, comparison, number):
+    # The rater's reads are hand-written statements: SQLite's driver cannot take an integer
+    # above 2**63 (OverflowError, a 500) where the ORM's lookup found nothing.
+    client = personas.client_for("rater")
+    url = reverse("annotate:sxs", kwargs={"slug": "campaign-a", "comparison_id": number})
+    assert client.get(url).status_code == 404
+    assert client.get(url + "api/queue/").status_code == 404
 
 
 # ---- Without JavaScript ---------------------------------------------------------------------
@@ -118,9 +132,12 @@ def test_a_document_on_both_sides_is_marked_on_both(personas, comparison):
     for side in ("left", "right"):
         assert all(t == 0 for title, t in twins[side].items() if title != "Title of shared")
     html = client.get(sxs_url(comparison)).content.decode()
-    assert html.count('<p class="sxs-both"><span class="badge">on both sides</span>') == 2
+    # Both are marked for the pointer to link them (sxs.js); in words only when one moved: a
+    # tag on every shared result would tell nothing (issue 21).
+    assert html.count('<li class="sxs-result is-shared" data-pair="1">') == 2
+    assert 'class="badge"' not in html
     moved = f"#{shared_right} on the right", f"#{shared_left} on the left"
-    assert all(text in html for text in moved)
+    assert all((text in html) == (shared_left != shared_right) for text in moved)
 
 
 def test_an_answer_posted_without_javascript_is_stored_and_redirects(personas, comparison):
@@ -221,6 +238,20 @@ def test_a_json_answer_is_stored_once_and_answers_with_what_comes_next(personas,
     assert [t["query"] for t in first["tasks"]] == ["query text q1", "query text q2"]
 
 
+def test_a_verdict_gets_the_tasks_its_page_holds_by_name_alone(personas, comparison):
+    client = personas.client_for("rater")
+    held = [t["id"] for t in client.get(sxs_url(comparison, "sxs_api_queue")).json()["tasks"]]
+    body = {"task": held[0], "chosen": "left", "strength": 2, "known": held}
+    reply = post_json(client, sxs_url(comparison, "sxs_api"), body).json()
+    assert reply["result"] == "created"
+    whole = client.get(sxs_url(comparison, "sxs_api_queue")).json()["tasks"]
+    assert (
+        [t["id"] for t in reply["tasks"]] == [t["id"] for t in whole] == [held[1], whole[1]["id"]]
+    )
+    assert reply["tasks"][0] == {"id": held[1], "known": True}
+    assert reply["tasks"][1] == whole[1] and whole[1]["left"] and whole[1]["right"]
+
+
 @pytest.mark.parametrize("persona", PERSONA_NAMES)
 def test_the_progress_endpoint_counts_for_the_rater_alone(personas, comparison, persona):
     client = personas.client_for(persona)
@@ -256,6 +287,8 @@ def test_the_progress_endpoint_counts_for_the_rater_alone(personas, comparison, 
         ({"task": "TASK", "chosen": "left", "strength": 0}, 400),
         ({"task": "OTHER", "chosen": "left"}, 403),
         ({"task": 10**9, "chosen": "left"}, 404),
+        ({"task": "TASK", "chosen": "left", "known": "TASK"}, 400),
+        ({"task": "TASK", "chosen": "left", "known": [7]}, 400),
     ],
 )
 def test_refused_json_answers_are_4xx_and_leave_the_database_unchanged(
@@ -267,7 +300,8 @@ def test_refused_json_answers_are_4xx_and_leave_the_database_unchanged(
         personas.rater, comparison.tasks.exclude(leases__rater=personas.rater).first()
     )
     if isinstance(body, dict):
-        body = {k: {"TASK": held, "OTHER": other}.get(v, v) for k, v in body.items()}
+        names = {"TASK": held, "OTHER": other}
+        body = {k: names.get(v, v) if isinstance(v, str) else v for k, v in body.items()}
     before = snapshot()
     response = post_json(client, sxs_url(comparison, "sxs_api"), body)
     assert response.status_code == status

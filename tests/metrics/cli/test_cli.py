@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -86,6 +87,36 @@ def test_complete_prints_zero_lines_for_missing_queries_like_trec_eval_10(files)
     # Byte order throughout, the missing queries among the others, then the all lines.
     assert [line.split("\t")[1] for line in out.splitlines()][: len(qrels)] == sorted(qrels)
     assert err == ""
+
+
+def test_complete_lines_of_missing_queries_are_trec_eval_10s(files):
+    # trec_eval 10 evaluates a missing query on a one-document ranking of a document in no
+    # qrels and sets num_ret back to 0: num_rel stays the query's R and gm_map is
+    # log(0.00001), which pytrec_eval gives for that ranking too.
+    qrels, run, q, r = files
+    names = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "P_5"]
+    _, out, _ = call(q, r, "-q", "-c", *(x for n in names for x in ("-m", n)))
+    parsed = parse_trec_output(out)
+    missing = sorted(set(qrels) - set(run))
+    totals = dict.fromkeys(names, 0.0)
+    for qid in sorted(qrels):
+        ranking = run.get(qid, {"ceci_nest_pas_un_docno": 1.0})
+        ref = RelevanceEvaluator({qid: qrels[qid]}, {"num_ret", "num_rel", "num_rel_ret",
+                                                     "map", "gm_map", "P.5"}).evaluate(
+            {qid: ranking}
+        )[qid]  # fmt: skip
+        if qid in missing:
+            ref["num_ret"] = 0.0
+            assert ref["num_rel"] > 0 and ref["gm_map"] < -11
+        for name in names:
+            totals[name] += ref[name]
+            text = str(int(ref[name])) if name.startswith("num_") else f"{ref[name]:.4f}"
+            assert parsed[(name, qid)] == text, (name, qid)
+    # The all lines: sums of num_*, means of the rest, gm_map the geometric mean.
+    n = len(qrels)
+    assert parsed[("num_rel", "all")] == str(int(totals["num_rel"]))
+    assert parsed[("map", "all")] == f"{totals['map'] / n:.4f}"
+    assert parsed[("gm_map", "all")] == f"{math.exp(totals['gm_map'] / n):.4f}"
 
 
 def test_run_lines_with_trailing_fields_are_accepted_with_one_warning(files, tmp_path):

@@ -16,7 +16,7 @@ from metrics.core import evaluate
 
 ranx = pytest.importorskip("ranx")
 
-# One xdist worker compiles ranx's numba kernels (when their cache is cold), not each of them.
+# One xdist worker runs these (were the JIT on, only that one would compile ranx's kernels).
 pytestmark = pytest.mark.xdist_group("ranx")
 
 

@@ -3,8 +3,8 @@
 Every measure both tools have, per query, to 1e-9; relevance levels 1 and 2; ``-J``; ``-M``
 (pytrec_eval has no ``-M``: the reference gets runs cut by an independent sort); the
 ``ndcg.1=..`` gain map (through the extension class, since pytrec_eval's Python wrapper
-mangles the ``=``); and ``-c``, whose arithmetic trec_eval documents (missing queries add 0,
-means divide by every qrels query) while pytrec_eval cannot do it.
+mangles the ``=``); and ``-c``, where trec_eval 10 evaluates a query the run lacks on a
+one-document ranking of a document in no qrels, which pytrec_eval can be given too.
 """
 
 from __future__ import annotations
@@ -110,35 +110,44 @@ def test_ties_are_broken_by_docid_descending_like_trec_eval():
     assert res.query_values("recip_rank")["q"] == 1.0
 
 
-def test_complete_counts_missing_queries_as_zero():
+# trec_eval 10 evaluates a qrels query the run lacks (-c) on a ranking of one document that is
+# in no qrels, then sets num_ret (and utility, relstring, unj*, rbp_resid) back to 0
+# (trec_eval.c, "Bogus results for a missing topic"). pytrec_eval evaluates that ranking too.
+BOGUS_DOC = "ceci_nest_pas_un_docno"
+
+
+def test_complete_evaluates_missing_queries_as_trec_eval_10_does():
     qrels, run = random_collection(3)
     qrels["only_in_qrels_1"] = {"z": 2, "y": 0}
     qrels["only_in_qrels_2"] = {"z": 1}
     ref = reference(qrels, run, TREC_MEASURES)
+    missing = sorted(set(qrels) - set(ref))
+    assert missing
+    for qid in missing:
+        ref[qid] = reference({qid: qrels[qid]}, {qid: {BOGUS_DOC: 1.0}}, TREC_MEASURES)[qid]
+        ref[qid]["num_ret"] = 0.0
     plain = ours(qrels, run, TREC_MEASURES)
     full = ours(qrels, run, TREC_MEASURES, complete=True)
     n_qrels = len(qrels)
-    assert sorted(full.qids) == sorted(qrels)
+    assert plain.mean["num_q"] == n_qrels - len(missing)
     assert full.mean["num_q"] == n_qrels
-    assert plain.mean["num_q"] == len(ref)
+    # Every query, missing ones included: num_rel is the query's R, gm_map log(0.00001), the
+    # rest 0.
+    assert_agree(ref, full)
+    assert full.query_values("num_rel")["only_in_qrels_1"] == 1.0
+    assert full.query_values("gm_map")["only_in_qrels_2"] == pytest.approx(np.log(1e-5))
     for name in full.names:
         if name == "num_q":
             continue
         total = sum(v[name] for v in ref.values())
-        values = full.query_values(name)
-        for qid in qrels:
-            if qid not in ref:
-                assert values[qid] == 0.0
         if name.startswith("num_"):
-            # trec_eval sums num_* over the evaluated queries only.
+            # Sums over every qrels query (trec_eval's test/out.test.aqc: num_rel all counts
+            # the query the run lacks).
             assert full.mean[name] == pytest.approx(total)
         elif name == "gm_map":
-            # Missing queries enter the geometric mean at trec_eval's floor, 0.00001.
-            logs = total + (n_qrels - len(ref)) * np.log(1e-5)
-            assert full.mean[name] == pytest.approx(np.exp(logs / n_qrels))
+            assert full.mean[name] == pytest.approx(np.exp(total / n_qrels))
         else:
             assert full.mean[name] == pytest.approx(total / n_qrels)
-            assert plain.mean[name] == pytest.approx(total / len(ref))
 
 
 def test_missing_queries_are_skipped_with_a_warning_naming_them():

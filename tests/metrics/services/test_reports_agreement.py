@@ -134,8 +134,32 @@ def test_disagreements_come_widest_first(three):
     first = found.rows[0]
     assert (first.low, first.high, first.range, first.n) == (1.0, 3.0, 2.0, 3)
     assert first.aggregate == pytest.approx(2.0)
-    assert [(r, label) for r, label, _ in first.grades] == [
+    assert [(g.rater, g.label) for g in first.grades] == [
         ("r1", "Fair"),
         ("r2", "Good"),
         ("r3", "Bad"),
     ]
+
+
+def test_the_adjudication_page_shows_the_intent_the_snippet_and_the_comments(personas):
+    from annotate.models import Document, Grade, Label, PoolItem, Query
+    from tests.metrics.report_helpers import make_raters
+
+    campaign = personas.campaign
+    query = Query.objects.create(campaign=campaign, external_id="qa", text="running shoes",
+                                 description="The user wants shoes for road running.")  # fmt: skip
+    doc = Document.objects.create(campaign=campaign, external_id="da", title="Trail boots",
+                                  snippet="Heavy boots for mountain trails.")  # fmt: skip
+    item = PoolItem.objects.create(campaign=campaign, query=query, document=doc)
+    r1, r2, r3 = make_raters(campaign, 3, prefix="adj")
+    labels = {label.name: label for label in Label.objects.filter(campaign=campaign)}
+    Grade.objects.create(pool_item=item, rater=r1, label=labels["Good"], comment="shoes, close")
+    Grade.objects.create(pool_item=item, rater=r2, label=labels["Bad"], comment="boots ≠ shoes")
+    Grade.objects.create(pool_item=item, rater=r3, cant_judge=True, comment="page in German")
+    url = f"/reports/{campaign.slug}/disagreements/"
+    html = personas.client_for("manager").get(url).content.decode()
+    assert "The user wants shoes for road running." in html
+    assert "Heavy boots for mountain trails." in html
+    for comment in ("shoes, close", "boots ≠ shoes", "page in German"):
+        assert comment.replace("≠", "≠") in html
+    assert personas.client_for("rater").get(url).status_code == 404

@@ -16,6 +16,7 @@ from annotate.models import Grade, LabelSource, Query, RunEntry, SourceLabel
 from annotate.services.adjudication import adjudication_set
 from metrics.models import EvaluationSnapshot, SnapshotKind
 from metrics.reports.presenting import age_text
+from metrics.reports.snapshot_charts import in_this_language
 from metrics.services.scores import MeasureSettings
 from metrics.services.snapshots import agreement_snapshot, dashboard_snapshots, scores_snapshot
 from tests.metrics.report_helpers import make_world
@@ -121,7 +122,9 @@ def test_one_snapshot_per_labels_and_settings(world):
     scores(world, rule="majority")
     scores_snapshot(campaign=world.campaign, settings=MeasureSettings(k=5))
     agreement_snapshot(campaign=world.campaign)
-    assert set(scores(world).snapshot.charts) == {"bars", "curves"}
+    drawn = scores(world).snapshot.charts
+    assert set(drawn) == {"en", "zh-hans"}  # drawn in each language of the interface
+    assert set(in_this_language(drawn)) == {"bars", "curves"}
     keys = set(
         EvaluationSnapshot.objects.values_list("kind", "rule", "label_source", "settings_key")
     )
@@ -142,7 +145,7 @@ def test_the_progress_snapshot_follows_grades_skips_raters_and_the_pool(world, p
 
     first = progress()
     assert first.recomputed
-    assert set(first.snapshot.charts) == {"timeline", "kappa"}  # drawn once, stored
+    assert set(in_this_language(first.snapshot.charts)) == {"timeline", "kappa"}  # stored
     replace_a_run(world)
     assert not progress().recomputed
     # An item the rater has not graded: one answer per rater and item, a skip included.

@@ -110,6 +110,7 @@ def test_the_judging_json_endpoint_answers_400(personas, body, why):
     url = reverse("annotate:judge_api", kwargs={"slug": "campaign-a"})
     response = post_json(client, url, body)
     assert response.status_code == 400, response.content[:200]
+    assert why in response.json()["error"]
     assert not Grade.objects.exists()
 
 
@@ -119,6 +120,7 @@ def test_the_sxs_json_endpoint_answers_400(personas, body, why):
     client = personas.client_for("rater")
     response = post_json(client, sxs_url(comparison, "sxs_api"), body)
     assert response.status_code == 400, response.content[:200]
+    assert why in response.json()["error"]
     assert not Verdict.objects.exists()
 
 
@@ -141,3 +143,57 @@ def test_the_api_still_reads_ordinary_json(personas):
     response = client.post("/api/v1/grades/", json.dumps(body), content_type="application/json")
     assert response.status_code in (200, 201), response.content[:300]
     assert Grade.objects.get().comment == "é ✓"
+
+
+# Bodies read whole are bounded by Django's DATA_UPLOAD_MAX_MEMORY_SIZE (DRF reads JSON and form
+# bodies through request.body); above it the API and the judging endpoints answered Django's
+# HTML 400 page, which says nothing. Now a JSON 413 that says what the limit is.
+BIG_COMMENT = "x" * 5_000
+
+
+@pytest.fixture
+def small_bodies(settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2_000
+
+
+def _leased_item(personas):
+    build_pool(personas.campaign, queries=1, docs_per_query=2)
+    client = api_client_for(personas, "rater")
+    return client.get("/api/v1/campaigns/campaign-a/queue/").json()["items"][0]["id"]
+
+
+def test_an_api_json_body_above_the_bound_is_a_413(personas, small_bodies):
+    item = _leased_item(personas)
+    body = {"campaign": "campaign-a", "item": item, "label": "Good", "comment": BIG_COMMENT}
+    client = api_client_for(personas, "rater")
+    response = client.post("/api/v1/grades/", json.dumps(body), content_type="application/json")
+    assert response.status_code == 413, response.content[:200]
+    assert "larger than 1.953 KiB" in response.json()["detail"]
+    assert not Grade.objects.exists()
+
+
+def test_an_api_form_body_above_the_bound_is_a_413(personas, small_bodies):
+    item = _leased_item(personas)
+    body = {"campaign": "campaign-a", "item": item, "label": "Good", "comment": BIG_COMMENT}
+    client = api_client_for(personas, "rater")
+    response = client.post("/api/v1/grades/", body, format=None)  # urlencoded
+    assert response.status_code == 413, response.content[:200]
+    assert not Grade.objects.exists()
+
+
+def test_the_api_reads_a_body_within_the_bound(personas, small_bodies):
+    item = _leased_item(personas)
+    body = {"campaign": "campaign-a", "item": item, "label": "Good", "comment": "short"}
+    client = api_client_for(personas, "rater")
+    response = client.post("/api/v1/grades/", json.dumps(body), content_type="application/json")
+    assert response.status_code in (200, 201), response.content[:300]
+
+
+def test_a_judging_json_body_above_the_bound_is_a_json_413(personas, small_bodies):
+    item = build_pool(personas.campaign, queries=1, docs_per_query=2)[0]
+    url = reverse("annotate:judge_api", kwargs={"slug": "campaign-a"})
+    body = {"item": item.pk, "action": "label", "comment": BIG_COMMENT}
+    response = post_json(personas.client_for("rater"), url, body)
+    assert response.status_code == 413, response.content[:200]
+    assert response.json()["error"] == "The request body is too large."
+    assert not Grade.objects.exists()

@@ -141,3 +141,13 @@ def test_a_failed_import_leaves_placeholders_and_documents_as_they_were(campaign
     assert caught.value.line == 5_503
     assert counts() == before
     assert doc(campaign, "p1").is_placeholder
+
+
+def test_a_json_error_names_its_column_once(campaign, tmp_path):
+    # json says "Unterminated string starting at"; the message read "at at column" (#21).
+    path = write(tmp_path, "docs.jsonl", '{"id": "d1"}\n{"id": "d2", "title": "unfinished')
+    with pytest.raises(ImportFailed) as caught:
+        import_documents(campaign=campaign, file=path)
+    message = str(caught.value)
+    assert "starting at column 23" in message and "at at" not in message
+    assert Document.objects.count() == 0

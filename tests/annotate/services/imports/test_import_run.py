@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.db import IntegrityError, connection, transaction
 
 from annotate.models import Document, Run, RunEntry, System
 from annotate.services.imports import ImportFailed, import_run
@@ -169,8 +170,6 @@ def test_an_empty_file_imports_nothing_and_says_so(campaign, tmp_path):
 def test_placeholders_work_where_the_database_cannot_return_new_keys(
     campaign, tmp_path, monkeypatch
 ):
-    from django.db import connection
-
     monkeypatch.setattr(type(connection.features), "can_return_rows_from_bulk_insert", False)
     summary = import_run(campaign=campaign, file=write(tmp_path, "r", RUN))
     assert summary.placeholders == 2
@@ -181,15 +180,146 @@ def test_a_concurrent_write_of_the_same_rows_is_reported_not_raised(
     campaign, tmp_path, monkeypatch
 ):
     """Another import created the same placeholder meanwhile: the unique constraint refuses it."""
-    from annotate.services.imports import common
+    from annotate.services.imports.staging import RunStaging
 
-    def racing_insert(campaign_id, ext_ids):
-        Document.objects.create(campaign_id=campaign_id, external_id="d1")  # already there
-        return {}
+    def racing_insert(self):
+        Document.objects.create(campaign_id=self.campaign_id, external_id="d1")  # already there
+        return 0
 
-    monkeypatch.setattr(common, "insert_placeholders", racing_insert)
+    monkeypatch.setattr(RunStaging, "create_placeholders", racing_insert)
     before = counts()
     with pytest.raises(ImportFailed) as caught:
         import_run(campaign=campaign, file=write(tmp_path, "r", RUN), filename="r")
     assert str(caught.value).startswith("r: the campaign changed while this file was imported")
     assert counts() == before
+
+
+def test_a_repeat_before_a_bad_line_is_the_error_reported(campaign, tmp_path):
+    """Repeats are found once the lines are staged; the file's first error still wins."""
+    content = "q1 Q0 d1 1 3 r\nq1 Q0 d1 2 2 r\nq1 Q0 d2 x 1 r\n"
+    with pytest.raises(ImportFailed) as caught:
+        import_run(campaign=campaign, file=write(tmp_path, "r", content), filename="r")
+    assert str(caught.value) == (
+        "r:2: document 'd1' is listed twice for query 'q1' in run 'r' (first at line 1)"
+    )
+
+
+def test_entries_are_stored_in_the_order_of_the_file(campaign, tmp_path):
+    content = "q2 Q0 d9 1 3 r\nq1 Q0 d2 1 2 r\nq2 Q0 d1 2 1 r\nq1 Q0 d0 2 1 r\n"
+    import_run(campaign=campaign, file=write(tmp_path, "r", content))
+    stored = RunEntry.objects.order_by("pk").values_list(
+        "query__external_id", "document__external_id"
+    )
+    assert list(stored) == [("q2", "d9"), ("q1", "d2"), ("q2", "d1"), ("q1", "d0")]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="settings of PostgreSQL")
+def test_the_session_settings_come_back_after_the_import(campaign, tmp_path):
+    """work_mem, raised for the set-based statements, is restored."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('work_mem')")
+        before = cursor.fetchone()
+        import_run(campaign=campaign, file=write(tmp_path, "bm25.run", RUN))
+        cursor.execute("SELECT current_setting('work_mem')")
+        assert cursor.fetchone() == before
+
+
+@pytest.fixture
+def plain_role(db):
+    """Run as a PostgreSQL role that is no superuser and holds only the rights a deployment's
+    application role has on the tables (created inside the test's transaction, so it goes
+    with the rollback)."""
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE ROLE annotate_plain_test_role NOSUPERUSER")
+        cursor.execute(
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public "
+            "TO annotate_plain_test_role"
+        )
+        cursor.execute("GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO annotate_plain_test_role")
+        database = connection.ops.quote_name(connection.settings_dict["NAME"])
+        cursor.execute(f"GRANT TEMPORARY ON DATABASE {database} TO annotate_plain_test_role")
+        cursor.execute("SET LOCAL ROLE annotate_plain_test_role")
+        cursor.execute("SELECT current_setting('is_superuser')")
+        assert cursor.fetchone() == ("off",)
+    yield
+    with connection.cursor() as cursor:
+        cursor.execute("RESET ROLE")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="roles of PostgreSQL")
+def test_a_role_without_superuser_rights_imports_a_run(campaign, tmp_path, plain_role):
+    """The application's role need not be a superuser (it failed with "permission denied to
+    set parameter session_replication_role" when the import reset that setting)."""
+    summary = import_run(campaign=campaign, file=write(tmp_path, "bm25.run", RUN))
+    assert (summary.created, summary.placeholders) == (4, 2)
+    assert entries(Run.objects.get(name="bm25")) == [
+        ("q1", "d1", 1, 12.5),
+        ("q1", "d7", 2, 11.0),
+        ("q2", "d2", 1, -0.25),
+        ("q2", "d8", 2, -0.001),
+    ]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a trigger of PostgreSQL")
+@pytest.mark.parametrize(
+    "table", ["annotate_document", "annotate_query", "annotate_run", "annotate_campaign"]
+)
+def test_a_row_that_others_point_at_cannot_be_deleted_under_them(campaign, tmp_path, table):
+    """The entries' keys and the documents' campaign key have no database constraint; a
+    statement trigger keeps what the constraint refused on the other side: deleting a run,
+    query or document while entries still point at it, or a campaign while documents do (as
+    a delete racing an import would, past Django's cascade)."""
+    import_run(campaign=campaign, file=write(tmp_path, "bm25.run", RUN))
+    entry = RunEntry.objects.get(document__external_id="d7")
+    key = {
+        "annotate_document": entry.document_id,
+        "annotate_query": entry.query_id,
+        "annotate_run": entry.run_id,
+        "annotate_campaign": campaign.pk,
+    }[table]
+    if table == "annotate_campaign":  # only the documents left pointing at it
+        with connection.cursor() as cursor:
+            for child in ("annotate_runentry", "annotate_run", "annotate_system"):
+                cursor.execute(f"DELETE FROM {child}")
+            cursor.execute("DELETE FROM annotate_query WHERE campaign_id = %s", [key])
+    with (
+        pytest.raises(IntegrityError, match="pointing at id"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute(f"DELETE FROM {table} WHERE id = %s", [key])
+    assert Document.objects.filter(pk=entry.document_id).exists()
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a trigger of PostgreSQL")
+@pytest.mark.parametrize("statement", ["insert", "update"])
+def test_a_document_cannot_name_a_campaign_that_does_not_exist(campaign, statement):
+    missing = campaign.pk + 1000
+    sql = {
+        "insert": "INSERT INTO annotate_document (campaign_id, external_id, title, url, "
+        "snippet, extra, is_placeholder) VALUES (%s, 'x', '', '', '', '{}', true)",
+        "update": "UPDATE annotate_document SET campaign_id = %s",
+    }[statement]
+    with (
+        pytest.raises(IntegrityError, match="which does not exist"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute(sql, [missing])
+    assert Document.objects.filter(campaign=campaign).count() == 2
+
+
+def test_deleting_a_document_still_takes_its_entries_along(campaign, tmp_path):
+    """Without the database constraint the cascade is Django's, as it always was."""
+    import_run(campaign=campaign, file=write(tmp_path, "bm25.run", RUN))
+    Document.objects.filter(campaign=campaign, external_id="d7").delete()
+    assert entries(Run.objects.get(name="bm25")) == [
+        ("q1", "d1", 1, 12.5),
+        ("q2", "d2", 1, -0.25),
+        ("q2", "d8", 2, -0.001),
+    ]
+    Run.objects.get(name="bm25").delete()
+    assert RunEntry.objects.count() == 0
+    import_run(campaign=campaign, file=write(tmp_path, "bm25.run", RUN))
+    campaign.delete()
+    assert (RunEntry.objects.count(), Document.objects.count()) == (0, 0)

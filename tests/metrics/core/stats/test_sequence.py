@@ -100,3 +100,30 @@ def test_all_good_reaches_the_top_and_all_same_centres_on_zero():
 def test_bad_input_is_refused(values, confidence):
     with pytest.raises(ValueError):
         betting_confidence_sequence(np.array(values, dtype=float), confidence)
+
+
+@pytest.mark.parametrize(
+    "seed, probabilities, raters",
+    [
+        (1, (0.2, 0.5, 0.3), 1),
+        (2, (0.1, 0.3, 0.6), 1),
+        (3, (0.33, 0.34, 0.33), 3),  # per-query means of 3 raters: thirds
+        (4, (0.6, 0.3, 0.1), 5),
+        (5, (0.0, 0.0, 1.0), 1),  # all Good: the upper end stays at 1
+    ],
+)
+def test_the_sequence_equals_confseqs_betting_cs_on_fixed_inputs(seed, probabilities, raters):
+    # confseq (the paper's authors' implementation, tests/reference) with the same choices:
+    # predictable plug-in bets, truncation c = 1/2 by m, the average of the two gamblers
+    # (convex_comb), a grid of 400 steps widened by one, the running intersection.
+    from tests.reference.confseq_betting import betting_cs
+
+    rng = np.random.default_rng(seed)
+    answers = rng.choice([-1.0, 0.0, 1.0], size=(150, raters), p=probabilities)
+    x = answers.mean(axis=1)
+    ours = betting_confidence_sequence(x, 0.95)
+    low, high = betting_cs(
+        (x + 1) / 2, alpha=0.05, breaks=400, running_intersection=True, convex_comb=True
+    )
+    np.testing.assert_allclose(ours.low, low * 2 - 1, atol=1e-12)
+    np.testing.assert_allclose(ours.high, high * 2 - 1, atol=1e-12)

@@ -1,4 +1,29 @@
-"""``evaluate``: trec_eval's measures (and a few more) for a run against qrels."""
+"""``evaluate``: trec_eval's measures (and a few more) for a run against qrels.
+
+The keyword options of :func:`evaluate`, most of them trec_eval's flags, read best together:
+
+relevance_level
+    Grade from which a document counts as relevant for the binary measures (trec_eval ``-l``).
+    It never changes NDCG gains.
+gain
+    ``"linear"`` (g), ``"exponential"`` (2^g - 1) or a map ``{grade: gain}`` (unlisted grades
+    keep gain g), for every DCG-family measure; ``ndcg.1=..`` overrides it for itself.
+discount
+    ``"log2"``: divide by log2(i + 1); ``"jarvelin"``: 1 at i = 1, then log2(i).
+ideal
+    ``"judged"``: IDCG from every judged document of the query (trec_eval); ``"retrieved"``:
+    from the retrieved list only.
+complete
+    trec_eval ``-c``: qrels queries without results count, evaluated on an empty ranking as
+    trec_eval 10 does (0, but for num_rel, the ideal DCG and gm_map's log(0.00001)). Otherwise
+    they are skipped with a :class:`MissingQueriesWarning` naming them.
+depth
+    trec_eval ``-M``: only the top ``depth`` documents of each query are considered.
+judged_docs_only
+    trec_eval ``-J``: drop unjudged documents from the ranking first.
+max_grade
+    ERR's g_max; default the highest grade in the qrels.
+"""
 
 from __future__ import annotations
 
@@ -41,7 +66,8 @@ class Result:
         Output names in printing order.
     evaluated
         False for queries that count only because of ``complete=True`` (no results in the
-        run; all their values are 0, and trec_eval does not print them with ``-q``).
+        run: evaluated on an empty ranking, as trec_eval 10 does, which prints them with
+        ``-q``: 0 but for num_rel, the ideal DCG and gm_map's log(0.00001)).
     missing
         Qrels queries without results in the run.
     warnings
@@ -182,7 +208,7 @@ def _summary(spec: MeasureSpec, values: np.ndarray, n_queries: int) -> float:
     if n_queries == 0:
         return 0.0
     if kind == "geometric":
-        # Missing queries (complete) are 0 in values, but count as log(MIN_GEO_MEAN).
+        # Missing queries (complete) hold log(MIN_GEO_MEAN), the log of an AP of 0.
         return math.exp(float(values.sum()) / n_queries)
     return float(values.sum()) / n_queries
 
@@ -236,7 +262,7 @@ def _check_options(gain: K.Gain, discount: str, ideal: str, depth: int | None) -
     return gain
 
 
-def _values(specs, ctx: _Context, gain: K.Gain, complete: bool):
+def _values(specs, ctx: _Context, gain: K.Gain):
     """(per_query, mean, names, integer names) of every requested measure."""
     ranking = ctx.r
     per_query: dict[str, np.ndarray] = {}
@@ -249,20 +275,52 @@ def _values(specs, ctx: _Context, gain: K.Gain, complete: bool):
             continue  # runid: a label for printing, not a number
         values = _compute(spec, ctx, gain)
         for out_name, vals in zip(spec.output_names(), values, strict=True):
-            if complete and not ranking.evaluated.all():
-                # trec_eval -c: a query without results adds 0 to every sum.
-                vals = np.where(ranking.evaluated, vals, 0.0)
+            # With complete, a query without results is evaluated on an empty ranking, as
+            # trec_eval 10 does: 0 for the run's measures, but its real num_rel (and ideal
+            # DCG), and log(MIN_GEO_MEAN) for gm_map.
             per_query[out_name] = vals
             mean[out_name] = _summary(spec, vals, n)
-            if spec.name == "gm_map" and complete:
-                missing_n = int((~ranking.evaluated).sum())
-                mean[out_name] = math.exp(
-                    (float(vals.sum()) + missing_n * math.log(MIN_GEO_MEAN)) / n
-                )
             names.append(out_name)
             if spec.info.is_integer:
                 integer.add(out_name)
     return per_query, mean, names, integer
+
+
+def _aligned(
+    qrels: Qrels, run: Run, *, complete: bool, depth: int | None, judged_docs_only: bool
+) -> tuple[Ranking, list[str]]:
+    """The run's rankings matched with the qrels, and the qrels queries the run lacks."""
+    ranking, missing = align(
+        qrels, run, complete=complete, depth=depth, judged_docs_only=judged_docs_only
+    )
+    if ranking.n_queries == 0:
+        raise ValueError("no query has both results in the run and judgments in the qrels")
+    return ranking, missing
+
+
+def _missing_notes(missing: list[str], complete: bool) -> list[str]:
+    """The note on skipped queries (none with ``complete``: they count), also warned."""
+    if not missing or complete:
+        return []
+    note = _missing_message(missing)
+    # stacklevel 3 points the warning at evaluate's caller, as evaluate itself would with 2.
+    warnings.warn(note, MissingQueriesWarning, stacklevel=3)
+    return [note]
+
+
+def _result(ranking: Ranking, values, missing: list[str], notes: list[str]) -> Result:
+    """The ``(per_query, mean, names, integer)`` of :func:`_values` as a :class:`Result`."""
+    per_query, mean, names, integer = values
+    return Result(
+        qids=tuple(ranking.qids.tolist()),
+        per_query=per_query,
+        mean=mean,
+        names=tuple(names),
+        evaluated=ranking.evaluated,
+        missing=tuple(missing),
+        warnings=tuple(notes),
+        integer=frozenset(integer),
+    )
 
 
 def evaluate(
@@ -291,26 +349,8 @@ def evaluate(
         ``"ndcg.1=1,2=3,3=7"``), extras (``cg_cut``, ``dcg_cut``, ``idcg_cut``, ``map_cut``,
         ``err_cut``, ``judged``) or a set (``"official"``, ``"standard"``). A string is one
         request. ``None``: ``"official"``.
-    relevance_level
-        Grade from which a document counts as relevant for the binary measures (trec_eval
-        ``-l``). It never changes NDCG gains.
-    gain
-        ``"linear"`` (g), ``"exponential"`` (2^g - 1) or a map ``{grade: gain}`` (unlisted
-        grades keep gain g), for every DCG-family measure; ``ndcg.1=..`` overrides it for itself.
-    discount
-        ``"log2"``: divide by log2(i + 1); ``"jarvelin"``: 1 at i = 1, then log2(i).
-    ideal
-        ``"judged"``: IDCG from every judged document of the query (trec_eval);
-        ``"retrieved"``: from the retrieved list only.
-    complete
-        trec_eval ``-c``: qrels queries without results count, with every value 0. Otherwise
-        they are skipped with a :class:`MissingQueriesWarning` naming them.
-    depth
-        trec_eval ``-M``: only the top ``depth`` documents of each query are considered.
-    judged_docs_only
-        trec_eval ``-J``: drop unjudged documents from the ranking first.
-    max_grade
-        ERR's g_max; default the highest grade in the qrels.
+    relevance_level, gain, discount, ideal, complete, depth, judged_docs_only, max_grade
+        trec_eval's options and a few more: see the module docstring.
 
     Returns
     -------
@@ -326,25 +366,11 @@ def evaluate(
     level = _check_level(relevance_level)
     gain = _check_options(gain, discount, ideal, depth)
     qrels, run = _coerce(qrels, run)
-    ranking, missing = align(
+    ranking, missing = _aligned(
         qrels, run, complete=complete, depth=depth, judged_docs_only=judged_docs_only
     )
-    if ranking.n_queries == 0:
-        raise ValueError("no query has both results in the run and judgments in the qrels")
     top = qrels.max_grade if max_grade is None else float(max_grade)
-    ctx = _Context(ranking, level, discount, ideal, top)
-    per_query, mean, names, integer = _values(specs, ctx, gain, complete)
-    notes: list[str] = []
-    if missing and not complete:
-        notes.append(_missing_message(missing))
-        warnings.warn(notes[-1], MissingQueriesWarning, stacklevel=2)
-    return Result(
-        qids=tuple(ranking.qids.tolist()),
-        per_query=per_query,
-        mean=mean,
-        names=tuple(names),
-        evaluated=ranking.evaluated,
-        missing=tuple(missing),
-        warnings=tuple(notes),
-        integer=frozenset(integer),
-    )
+    values = _values(specs, _Context(ranking, level, discount, ideal, top), gain)
+    # Warned once the measures are computed, so an error in them leaves no warning behind.
+    notes = _missing_notes(missing, complete)
+    return _result(ranking, values, missing, notes)

@@ -1,0 +1,83 @@
+"""Manager pages a manager finds their way through (#21): the outcome of an import or pooling
+shown where the eye is, one navigation for a campaign's reports, a dark theme that follows the
+system setting."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.test_sxs import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def in_viewport(page: Page, selector: str) -> bool:
+    box = page.locator(selector).first.bounding_box()
+    height = page.viewport_size["height"]
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
+
+
+def test_the_outcome_of_an_import_shows_where_the_page_jumps(personas, live_server, page, tmp_path):
+    lines = "".join(f"q{i}\tquery number {i}\n" for i in range(1, 4))
+    path = tmp_path / "queries.tsv"
+    path.write_text(lines, encoding="utf-8")
+    log_in(page, live_server.url, "manager")
+    page.goto(f"{live_server.url}/campaigns/{personas.campaign.slug}/")
+    page.locator("#imports").get_by_label("What the file holds").select_option("queries")
+    page.locator("#imports").get_by_label("File (UTF-8)").set_input_files(str(path))
+    page.locator("#imports").get_by_role("button", name="Import").click()
+    message = page.locator("#imports [data-section-messages] .message").first
+    expect(message).to_contain_text("3")
+    page.wait_for_timeout(300)  # the jump to #imports
+    assert in_viewport(page, "#imports [data-section-messages] .message")
+    assert personas.campaign.queries.filter(external_id="q3").exists()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_theme_follows_the_systems_setting(personas, live_server, page, scheme):
+    page.emulate_media(color_scheme=scheme)
+    log_in(page, live_server.url, "manager")
+    colour = page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
+    r, g, b = (int(x) for x in colour[colour.index("(") + 1 : colour.index(")")].split(",")[:3])
+    luminance = (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+    assert (luminance < 0.25) if scheme == "dark" else (luminance > 0.8), colour
+
+
+def test_a_manager_previews_the_judging_screen_from_the_reports_menu(personas, live_server, page):
+    from annotate.models import Document, Grade, Lease, PoolItem, Query
+
+    campaign = personas.campaign
+    query = Query.objects.create(campaign=campaign, external_id="q1", text="running shoes")
+    for i in range(2):
+        doc = Document.objects.create(campaign=campaign, external_id=f"d{i}", title=f"Shoe {i}")
+        PoolItem.objects.create(campaign=campaign, query=query, document=doc)
+    log_in(page, live_server.url, "manager")
+    page.goto(f"{live_server.url}/reports/{campaign.slug}/")
+    page.locator('[data-nav="preview"]').click()
+    expect(page.get_by_test_id("preview-banner")).to_contain_text("item 1 of 2")
+    page.wait_for_selector(".judge[data-ready]")
+    buttons = page.locator("#grade-form button")
+    assert buttons.count() > 0
+    assert all(buttons.nth(i).is_disabled() for i in range(buttons.count()))
+    page.keyboard.press("1")
+    page.get_by_test_id("preview-next").click()
+    expect(page.get_by_test_id("preview-banner")).to_contain_text("item 2 of 2")
+    assert not Grade.objects.exists() and not Lease.objects.exists()
+
+
+def test_no_manager_page_scrolls_sideways_on_a_phone(personas, live_server, page):
+    from tests.annotate.sxs_helpers import distinct_lists, make_comparison, report_url
+
+    comparison = make_comparison(personas.campaign, distinct_lists(4), min_queries=1)
+    page.set_viewport_size({"width": 390, "height": 844})
+    log_in(page, live_server.url, "manager")
+    slug = personas.campaign.slug
+    wide = []
+    for path in ("/", f"/campaigns/{slug}/", f"/campaigns/{slug}/comparisons/",
+                 report_url(comparison), "/help/", f"/reports/{slug}/"):  # fmt: skip
+        page.goto(live_server.url + path)
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        if overflow > 1:
+            wide.append((path, overflow))
+    assert not wide, wide

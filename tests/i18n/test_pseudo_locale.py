@@ -1,0 +1,322 @@
+"""Every page, rendered in a pseudo-language whose catalogue wraps every message in ⟦…⟧, shows
+no text outside the wrappers but the users' own data (issue 20, "Done means").
+
+The `zz` catalogue is built at test time from the zh-Hans one (every msgid, wrapped), so a string
+missing from the catalogues or never marked shows up bare. The pages are those of every persona
+(rater, manager, superuser, someone signed out) over the demo campaign: graded and side-by-side
+judging, the campaign's management pages, the reports, the jobs, the model judges and an
+invitation. What is left once the wrapped text, the data in the database (names, queries,
+documents, guidelines), numbers, dates and punctuation are removed must hold no word.
+
+A second run keeps only each message's placeholders inside the markers ("Aggregate
+(%(rule)s)" becomes "⟦%(rule)s⟧"): what a view or a Python sentence fills into a translated
+message is then read too, so English passed through a placeholder ("Aggregate (mean)") fails
+as bare text does.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from html.parser import HTMLParser
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from babel.messages.mofile import read_mo, write_mo
+from babel.messages.pofile import read_po
+from django.apps import apps
+from django.conf.locale import LANG_INFO
+from django.core.management import call_command
+from django.db import models
+from django.test import override_settings
+from django.urls import reverse
+
+ROOT = Path(__file__).resolve().parents[2]
+ZH = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES"
+ZZ = {"HTTP_ACCEPT_LANGUAGE": "zz"}
+_WRAPPED = re.compile(r"⟦[^⟦⟧]*⟧")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+# Shown as they are in every language: names of measures and formats, units, the product.
+NOT_WORDS = {
+    "NDCG", "nDCG", "DCG", "MRR", "ERR", "MAP", "GSB", "CSV", "TSV", "JSON", "JSONL", "TREC",
+    "URL", "API", "UTF", "BOM", "ID", "id", "qid", "docno", "kappa", "Cohen", "Fleiss", "GB",
+    "MB", "KB", "ms", "UTC",
+}  # fmt: skip
+# Names and identifiers, whatever the language: people, products, settings, and the measure
+# judged@k (trec_eval's name, kept as NDCG@k is).
+NOT_TEXT = re.compile(
+    r"Järvelin–Kekäläinen|\blog2\b|\bjudged@(?:\d+|k)\b|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"
+)
+
+
+def _django_catalogues() -> list[Path]:
+    """Django's own zh-Hans messages (form errors, password rules, month names), so that they
+    are wrapped too: the zh-Hans interface shows them from Django's catalogues."""
+    import django
+
+    base = Path(django.__file__).parent
+    found = [base / "conf" / "locale" / "zh_Hans" / "LC_MESSAGES" / "django.mo"]
+    return found + sorted(base.glob("contrib/*/locale/zh_Hans/LC_MESSAGES/django.mo"))
+
+
+_PLACEHOLDER = re.compile(r"%(?:\(\w+\))?[-#0 +]*\d*(?:\.\d+)?[sdifgr]|%%|\{\w*\}")
+
+
+def _placeholders_only(text: str) -> str:
+    """A message reduced to its placeholders: "Aggregate (%(rule)s)" -> "%(rule)s"."""
+    return " ".join(_PLACEHOLDER.findall(text))
+
+
+def _wrap(catalog, bare: bool = False) -> None:
+    for message in catalog:
+        if not message.id:
+            continue
+        texts = message.id if isinstance(message.id, tuple | list) else (message.id,)
+        wrapped = tuple(f"⟦{_placeholders_only(t) if bare else t}⟧" for t in texts)
+        message.string = wrapped if isinstance(message.id, tuple | list) else wrapped[0]
+        message.flags.discard("fuzzy")
+
+
+def build_zz(where: Path, bare: bool = False) -> Path:
+    """locale/zz/LC_MESSAGES/{django,djangojs}.mo with every message of the project (and of
+    Django) wrapped; `bare`: each message's words dropped, only its placeholders kept, so what
+    a page fills in (a Python string, a stored value) is all that is left inside the markers."""
+    out = where / "zz" / "LC_MESSAGES"
+    out.mkdir(parents=True)
+    for domain in ("django", "djangojs"):
+        with (ZH / f"{domain}.po").open("rb") as source:
+            catalog = read_po(source)
+        if domain == "django":
+            for path in _django_catalogues():
+                with path.open("rb") as source:
+                    for message in read_mo(source):
+                        context = message.context
+                        if isinstance(context, bytes):  # babel's reader leaves it undecoded
+                            context = context.decode()
+                        if message.id and catalog.get(message.id, context) is None:
+                            catalog.add(message.id, message.string, context=context)
+        catalog.locale = None
+        _wrap(catalog, bare)
+        with (out / f"{domain}.mo").open("wb") as target:
+            write_mo(target, catalog, use_fuzzy=False)
+    return where
+
+
+class _Visible(HTMLParser):
+    """The text a user sees or hears: text nodes outside script, style, code and form values
+    (a textarea holds the user's text, or a prompt for a model), and the attributes read out
+    (title, alt, placeholder, aria-label, a button's value)."""
+
+    HIDDEN = ("script", "style", "template", "textarea", "code", "kbd", "pre", "samp", "metadata")
+    ATTRIBUTES = ("title", "alt", "placeholder", "aria-label", "aria-description")
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.hidden = 0
+        self.text: list[str] = []
+        self.attributes: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.HIDDEN:
+            self.hidden += 1
+        values = dict(attrs)
+        for name in self.ATTRIBUTES:
+            if values.get(name):
+                self.attributes.append(values[name])
+        if tag == "input" and values.get("type") in ("submit", "button") and values.get("value"):
+            self.attributes.append(values["value"])
+
+    def handle_endtag(self, tag):
+        if tag in self.HIDDEN and self.hidden:
+            self.hidden -= 1
+
+    def handle_data(self, data):
+        if not self.hidden:
+            self.text.append(data)
+
+
+def visible_text(page: str) -> list[str]:
+    """The page's text (one piece: a message may hold tags) and its attributes."""
+    parser = _Visible()
+    parser.feed(page)
+    return ["\n".join(parser.text), *parser.attributes]
+
+
+# In a bare message: links and the prompt template's {placeholders} are code, not words.
+_BARE_CODE = re.compile(r"https?://\S*|\{\w+\}")
+
+
+def unwrapped(piece: str, data: list[str], data_words: set[str], bare: bool = False) -> list[str]:
+    """The words of `piece` outside the markers and the users' data; `bare`: the markers hold
+    only what was filled into messages, and that is read too."""
+    text = html.unescape(piece)
+    for value in data:  # longest first, so a name inside a longer one goes with it
+        if value in text:
+            text = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", " ", text)
+    if bare:
+        text = _BARE_CODE.sub(" ", text.replace("⟦", " ").replace("⟧", " "))
+    while True:  # nested: ⟦Rate “⟦Good⟧”⟧
+        stripped = _WRAPPED.sub(" ", text)
+        if stripped == text:
+            break
+        text = stripped
+    text = NOT_TEXT.sub(" ", text)
+    return [w for w in _WORD.findall(text) if w not in NOT_WORDS and w not in data_words]
+
+
+def context_of(word: str, text: str) -> str:
+    at = text.find(word)
+    return " ".join(text[max(0, at - 40) : at + 60].split())
+
+
+def users_data() -> tuple[list[str], set[str]]:
+    """Every text value stored by the project's apps (names, queries, documents, guidelines,
+    usernames), longest first; and the words of the long ones (rendered as Markdown)."""
+    values: set[str] = set()
+    for label in ("annotate", "metrics", "llmjudge", "auth"):
+        for model in apps.get_app_config(label).get_models():
+            fields = [
+                f.name
+                for f in model._meta.get_fields()
+                if isinstance(f, models.CharField | models.TextField) and not f.choices
+            ]
+            for row in model.objects.values_list(*fields) if fields else ():
+                values.update(v.strip() for v in row if isinstance(v, str) and v.strip())
+    words = {w for v in values if len(v) > 40 or "\n" in v for w in _WORD.findall(v)}
+    values.update(info["name_local"] for info in LANG_INFO.values() if "name_local" in info)
+    return sorted(values, key=len, reverse=True), words
+
+
+@pytest.fixture(params=[False, True], ids=["wrapped", "bare"])
+def zz_world(request, tmp_path, settings, monkeypatch):
+    """The demo in the pseudo-language; `bare` (the second run) keeps only the placeholders of
+    each message, so English a Python string or a variable puts into a translated sentence
+    ("Aggregate (mean)") is left bare and found."""
+    from metrics.reports.snapshot_charts import forget_drawn
+
+    locales = build_zz(tmp_path, bare=request.param)
+    forget_drawn()  # charts drawn in the other run's pseudo-language are not this run's
+    # The language picker names each language.
+    zz = {"bidi": False, "code": "zz", "name": "Pseudo", "name_local": "⟦Pseudo⟧"}
+    monkeypatch.setitem(LANG_INFO, "zz", zz)
+    with override_settings(
+        LANGUAGES=[*settings.LANGUAGES, ("zz", "⟦Pseudo⟧")],
+        LOCALE_PATHS=[*settings.LOCALE_PATHS, locales],
+        DEBUG=True,
+    ):
+        call_command("demo", stdout=StringIO(), stderr=StringIO())
+        yield request.param
+
+
+def pages() -> list[tuple[str, str, str]]:
+    """(who, url name, url) of every page, over the demo campaign."""
+    from annotate.demo.build import DEMO_SLUG
+    from annotate.models import Campaign, Comparison, PoolItem
+    from annotate.services.invitations import Invitee, invitations_create
+
+    campaign = Campaign.objects.get(slug=DEMO_SLUG)
+    slug = {"slug": DEMO_SLUG}
+    comparison = Comparison.objects.filter(campaign=campaign).first()
+    sxs = {**slug, "comparison_id": comparison.pk}
+    item = PoolItem.objects.filter(campaign=campaign, grades__isnull=False).order_by("pk").first()
+    (invitation,) = invitations_create(
+        campaign=campaign,
+        created_by=campaign.memberships.filter(role="manager").first().user,
+        invitees=[Invitee("Invitee")],
+    )
+    rater = [
+        ("annotate:home", {}),
+        ("annotate:preferences", {}),
+        ("annotate:tokens", {}),
+        ("annotate:judge", slug),
+        ("annotate:judge_history", slug),
+        ("annotate:sxs", sxs),
+        ("annotate:sxs_history", sxs),
+        ("password_change", {}),
+    ]
+    managing = [
+        ("annotate:home", {}),
+        ("annotate:campaign_list", {}),
+        ("annotate:campaign", slug),
+        ("annotate:manage_settings", slug),
+        ("annotate:manage_scale", slug),
+        ("annotate:manage_raters", slug),
+        ("annotate:manage_invitations", slug),
+        ("annotate:manage_leases", slug),
+        ("annotate:import", slug),
+        ("annotate:sxs_comparisons", slug),
+        ("annotate:sxs_report", sxs),
+        ("annotate:sxs_review", sxs),
+        ("annotate:sxs_query", {**sxs, "query_id": item.query_id}),
+        ("jobs:campaign", slug),
+        ("llmjudge:judges", slug),
+        ("metrics:index", {}),
+        ("metrics:dashboard", slug),
+        ("metrics:disagreements", slug),
+        ("metrics:systems", slug),
+        ("metrics:compare", slug),
+        ("metrics:queries", slug),
+        ("metrics:query", {**slug, "query_id": item.query_id}),
+        ("metrics:sources", slug),
+    ]
+    signed_out = [
+        ("login", {}),
+    ]
+    out = [("rater1", name, reverse(name, kwargs=kw)) for name, kw in rater]
+    out += [("manager", name, reverse(name, kwargs=kw)) for name, kw in managing]
+    superuser = [*managing, ("annotate:manage_new", {})]
+    out += [("admin", name, reverse(name, kwargs=kw)) for name, kw in superuser]
+    out += [("anonymous", name, reverse(name, kwargs=kw)) for name, kw in signed_out]
+    invite = reverse("annotate:invitation", args=[invitation.secret])
+    out.append(("anonymous", "annotate:invitation", invite))
+    return out
+
+
+@pytest.mark.django_db(databases=["default", "jobs"])
+def test_every_page_shows_only_wrapped_messages_and_data_in_the_pseudo_language(zz_world):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    User = get_user_model()
+    User.objects.create_superuser("admin", "admin@example.com", "x-pass-9-long")
+    clients: dict[str, Client] = {}
+
+    def client_of(who: str) -> Client:
+        if who not in clients:
+            clients[who] = Client()
+            if who != "anonymous":
+                clients[who].force_login(User.objects.get(username=who))
+        return clients[who]
+
+    every_page = pages()  # makes an invitation: data too
+    data, data_words = users_data()
+    found: dict[str, str] = {}
+    refused: list[str] = []
+    checked = 0
+    for who, name, url in every_page:
+        response = client_of(who).get(url, **ZZ)
+        if response.status_code != 200 or response.headers["Content-Language"] != "zz":
+            refused.append(f"{who} {url}: {response.status_code}")
+            continue
+        checked += 1
+        page = response.content.decode()
+        assert "⟦" in page, url
+        for piece in visible_text(page):
+            for word in unwrapped(piece, data, data_words, bare=zz_world):
+                found.setdefault(name, f"{who} {url}: {word}: {context_of(word, piece)!r}")
+    assert not refused and checked >= 35, refused
+    report = "\n".join(f"{key}: {found[key]}" for key in sorted(found))
+    assert not found, "Shown outside a translation marker:\n" + report
+
+
+def test_the_check_finds_bare_text_and_leaves_markers_and_data():
+    page = (
+        "<h1>⟦Queue⟧ Kettles</h1><p>⟦Rate “⟦Good⟧” for %s⟧</p><button title='Save now'>"
+        "⟦Save⟧</button><script>var x = 'code';</script><p>3 / 7 · 12.5%</p>"
+    )
+    pieces = visible_text(page)
+    words = [w for piece in pieces for w in unwrapped(piece, ["Kettles"], set())]
+    assert words == ["Save", "now"]
+    split = visible_text("<p>⟦Press <kbd>Esc</kbd> to stop⟧</p><p>Left <b>bare</b></p>")
+    assert [w for piece in split for w in unwrapped(piece, [], set())] == ["Left", "bare"]
