@@ -7,9 +7,12 @@ REQUIRE_ALL_TESTS=1 (CI), where a missing browser is a failure.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
+from django.core.signals import request_finished, request_started
 
 from tests.conftest import REQUIRE_ALL_TESTS
 
@@ -69,3 +72,53 @@ def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
 
+
+class _ServerTraffic:
+    """Requests the live server is still answering, counted through Django's own signals."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.open = 0
+        self.last = time.monotonic()
+
+    def started(self, **_kwargs) -> None:
+        with self._lock:
+            self.open += 1
+            self.last = time.monotonic()
+
+    def finished(self, **_kwargs) -> None:
+        with self._lock:
+            self.open -= 1
+            self.last = time.monotonic()
+
+    def wait_quiet(self, quiet: float = 0.05, limit: float = 5.0) -> None:
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            with self._lock:
+                if self.open <= 0 and time.monotonic() - self.last >= quiet:
+                    return
+            time.sleep(0.01)
+
+
+TRAFFIC = _ServerTraffic()
+request_started.connect(TRAFFIC.started, weak=False)
+request_finished.connect(TRAFFIC.finished, weak=False)
+
+
+@pytest.fixture(autouse=True)
+def _server_drained(request):
+    """Close the test's pages and let the live server finish before the database is flushed.
+
+    A page closed while a fetch or a beacon is on its way leaves the server's thread writing
+    to the shared in-memory SQLite; the flush after the test then fails with "database table
+    is locked" and the next test on that worker starts on a half-flushed database. Asked for
+    after the live server and its database, this runs its teardown before theirs.
+    """
+    if "live_server" in request.fixturenames:
+        request.getfixturevalue("transactional_db")
+        request.getfixturevalue("live_server")
+    yield
+    if "browser" in request.fixturenames:
+        for context in list(request.getfixturevalue("browser").contexts):
+            context.close()
+    TRAFFIC.wait_quiet()
