@@ -66,6 +66,11 @@ class Spec:
     scale: dict[int, float] = field(default_factory=dict)  # query -> propensity factor
     propensity_of: dict[int, float] = field(default_factory=dict)  # query -> s_q (fixed)
     sessions_of: dict[int, int] = field(default_factory=dict)  # query -> searches (fixed)
+    # An average document added to every query (document number ``docs``, true grade Fair):
+    # α = the mean α of the query's documents, shown this many times, always at this position,
+    # in impressions of its own (a summed log does not say who else was on the page).
+    probe_impressions: int = 0
+    probe_position: int = 9
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,21 @@ def _query_rows(spec: Spec, q: int) -> tuple[list[np.ndarray], np.ndarray]:
         p_click = EXAMINATION[np.minimum(pos, EXAMINATION.size) - 1] * alpha
         for col, values in zip(cols, (docs, pos, shown, binom.ppf(u, shown, p_click)), strict=True):
             col.append(values)
+    if spec.probe_impressions:
+        _add_probe(spec, q, float(alpha.mean()), cols)
+        grade = np.r_[grade, 2]
     return [np.concatenate(c) for c in cols], grade
+
+
+def _add_probe(spec: Spec, q: int, alpha: float, cols: list[list[np.ndarray]]) -> None:
+    """The average document's rows: its own stream, so the other rows stay as they were."""
+    rng = np.random.default_rng([spec.seed, q, 1])
+    shown = np.diff(np.linspace(0, spec.probe_impressions, spec.days + 1).round()).astype(int)
+    p_click = EXAMINATION[min(spec.probe_position, EXAMINATION.size) - 1] * alpha
+    clicks = binom.ppf(rng.uniform(size=spec.days), shown, p_click)
+    values = (np.full(spec.days, spec.docs), np.full(spec.days, spec.probe_position), shown, clicks)
+    for col, value in zip(cols, values, strict=True):
+        col.append(value)
 
 
 def simulate(spec: Spec) -> SimLog:

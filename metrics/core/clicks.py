@@ -20,18 +20,30 @@ impressions I and clicks C of each row.
    starting γ, the click-through rate per position (relative to the top).
 2. **Expected clicks within the query.** The examinations of a pair are n_qd = Σ_p I_qdp γ_p.
    The query's mean attractiveness ᾱ_q is the random-effects mean of the C/n of its documents
-   (weights n / (1 + τ² E), so a well-examined document counts once, not by its exposure, and
+   (weights n / (1 + τ² E'), so a well-examined document counts once, not by its exposure, and
    the ranking's choice of what it showed on top does not set the mean). A document's expected
    clicks E_qd = n_qd · ᾱ_q are the clicks an average document of *this* query would have had
-   in the same places. Multiplying one query's click propensity by any factor multiplies its
-   C, ᾱ_q and E alike: the ratio C / E does not move.
-3. **Empirical-Bayes shrinkage.** C ~ Poisson(θ E) with θ ~ Gamma(k, k) (mean 1: the query's
-   mean). The posterior mean is θ̂ = (C + k) / (E + k); the prior's variance 1/k = τ² is
-   estimated from all pairs by moments, τ² = Σ[(C − E)² − E] / Σ E² (clipped to
-   [``TAU2_MIN``, ``TAU2_MAX``]). A document with few expected clicks is pulled toward 1 (the
-   query's mean: the middle grade by default), one with many keeps its own ratio.
-4. **Floor.** A pair with fewer than ``min_expected`` expected clicks gets no grade: "too
-   little data", counted, never a label.
+   in the same places; the raw ratio C / E does not move when the query's clicks are scaled.
+3. **Empirical-Bayes shrinkage, on the reference scale.** A query's click rate is a nuisance
+   scale, so shrinkage and floor are measured in examinations, not in the query's own clicks:
+   the clicks are put on the scale of a reference query, C' = C · ᾱ / ᾱ_q, with ᾱ the median
+   of the queries' ᾱ_q, and the evidence is E' = n · ᾱ (C' / E' = C / E). Then C' ~ Poisson(θ
+   E') with θ ~ Gamma(k, k) (mean 1: the query's mean), and θ̂ = (C' + k) / (E' + k), with the
+   prior's variance 1/k = τ² estimated from all pairs by moments, τ² = Σ[(C' − E')² − r E'] /
+   Σ E'², r = ᾱ / ᾱ_q (the Poisson variance of C'), clipped to [``TAU2_MIN``, ``TAU2_MAX``].
+   A document with little evidence is pulled toward 1 (the query's mean: the middle grade by
+   default), one with much keeps its own ratio. (Shrinking with k in the query's own clicks,
+   θ̂ = (C + k) / (E + k), pulls a query's ratios harder toward 1 when its users click less.)
+4. **Floor.** A pair with E' < ``min_expected`` gets no grade: "too little data", as does every
+   pair of a query with fewer than ``min_expected`` clicks in all, or with none (its own mean
+   must be known at least as well as one document's ratio at the floor).
+
+Invariance: multiplying one query's clicks by any factor multiplies C and ᾱ_q alike and leaves
+C', E', θ̂ and the floor's verdict of each of its pairs as they were, unless it takes the
+query below ``min_expected`` clicks in all. What does depend on every query, γ_p, ᾱ (a median)
+and τ², moves by that query's share of the log. A *propensity* change is not an exact scaling:
+the clicks are a new draw, fewer clicks carry less information, and a label near a threshold
+can move either way (tests/annotate/services/labels/test_labels_click_model.py).
 
 Why not a click-model package: PyClick (the book's own library) is installed from its
 repository only, ClickModels (2014) is a set of scripts, pyClickModels fits the DBN only, and
@@ -53,6 +65,7 @@ __all__ = [
     "ClickModelScores",
     "CtrScores",
     "PBMFit",
+    "Shrinkage",
     "check_thresholds",
     "click_model_scores",
     "ctr_by_position",
@@ -298,14 +311,28 @@ def fit_pbm(
 # --- expected clicks within the query, and shrinkage ---------------------------------------
 
 
-def _dispersion(clicks: np.ndarray, expected: np.ndarray) -> float:
-    """τ², the variance of θ = clicks / expected across pairs, by moments (Poisson noise
-    removed), clipped to [TAU2_MIN, TAU2_MAX]."""
+def _dispersion(clicks: np.ndarray, expected: np.ndarray, noise: np.ndarray) -> float:
+    """τ², the variance of θ = clicks / expected across pairs, by moments: Σ[(C − E)² − noise]
+    / Σ E², ``noise`` being each pair's Poisson variance of C; clipped to [TAU2_MIN, TAU2_MAX]."""
     squares = float(np.sum(expected**2))
     if squares <= 0:
         return TAU2_MAX
-    tau2 = float(np.sum((clicks - expected) ** 2 - expected)) / squares
+    tau2 = float(np.sum((clicks - expected) ** 2 - noise)) / squares
     return float(np.clip(tau2, TAU2_MIN, TAU2_MAX))
+
+
+@dataclass(frozen=True)
+class Shrinkage:
+    """Per pair: the expected clicks E at its query's own click rate, the evidence E' (expected
+    clicks at the reference rate), the shrunk ratio θ̂ (NaN where the query has no clicks); per
+    query its clicks; the prior strength k (in clicks at the reference rate) and that rate."""
+
+    expected: np.ndarray
+    evidence: np.ndarray
+    ratio: np.ndarray
+    query_clicks: np.ndarray
+    prior_strength: float
+    reference: float
 
 
 def shrunk_ratios(
@@ -315,29 +342,37 @@ def shrunk_ratios(
     query: np.ndarray,
     n_queries: int,
     rounds: int = 3,
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """Per pair: (expected clicks, shrunk ratio θ̂), and the prior strength k = 1/τ².
-    ``query`` is each pair's 0-based query index. Where a query has no clicks at all, its
-    expected clicks are 0 (and θ̂ is 1, the prior's mean)."""
+) -> Shrinkage:
+    """The shrunk ratio of each pair (module docstring, steps 2 and 3). ``query`` is each
+    pair's 0-based query index. A query's clicks are put on the reference scale, ×ᾱ / ᾱ_q,
+    before τ² and the shrinkage are taken, so that they do not depend on its click rate."""
     c = np.asarray(clicks, dtype=np.float64)
     n = np.asarray(examinations, dtype=np.float64)
+    query_clicks = np.bincount(query, weights=c, minlength=n_queries)
+    known = (query_clicks > 0)[query]  # a query without clicks says nothing within itself
     weight = np.ones(c.size)
     tau2 = TAU2_MAX
-    for _ in range(rounds):  # the random-effects mean and τ² depend on each other
+    for _ in range(rounds):  # the random-effects means and τ² depend on each other
         pooled_c = np.bincount(query, weights=c * weight, minlength=n_queries)
         pooled_n = np.bincount(query, weights=n * weight, minlength=n_queries)
         mean = pooled_c / np.maximum(pooled_n, _EPS)
-        expected = n * mean[query]
-        tau2 = _dispersion(c, expected)
-        weight = 1.0 / (1.0 + tau2 * expected)
+        clicked = mean[mean > 0]
+        reference = float(np.median(clicked)) if clicked.size else 0.0
+        to_reference = np.where(known, reference / np.maximum(mean[query], _EPS), 0.0)
+        evidence, scaled = n * reference, c * to_reference
+        # Var(C') = r² Var(C) = r · E' for a Poisson count at θ = 1, r = ᾱ / ᾱ_q.
+        tau2 = _dispersion(scaled[known], evidence[known], (to_reference * evidence)[known])
+        weight = 1.0 / (1.0 + tau2 * evidence)
     k = 1.0 / tau2
-    return expected, (c + k) / (expected + k), k
+    ratio = np.where(known, (scaled + k) / (evidence + k), np.nan)
+    return Shrinkage(n * mean[query], evidence, ratio, query_clicks, k, reference)
 
 
 @dataclass(frozen=True)
 class ClickModelScores:
     """Per (query, document) pair: the sums, the examinations Σ I·γ, the expected clicks of an
-    average document of the query there, the shrunk ratio, and whether it clears the floor."""
+    average document of the query there (E) and at the reference click rate (E', the floor's
+    quantity), its query's clicks, the shrunk ratio, and whether it clears the floor."""
 
     query_id: np.ndarray
     document_id: np.ndarray
@@ -345,9 +380,12 @@ class ClickModelScores:
     clicks: np.ndarray
     examinations: np.ndarray
     expected: np.ndarray
+    evidence: np.ndarray
+    query_clicks: np.ndarray
     ratio: np.ndarray
     enough: np.ndarray
     prior_strength: float
+    reference: float  # ᾱ, the median query's mean attractiveness
     positions: np.ndarray  # the distinct positions, with their fitted examination
     examination: np.ndarray
     fit: PBMFit  # its α are those of the pairs shown at several positions, in pair order
@@ -416,12 +454,18 @@ def click_model_scores(
         pair, weights=impressions * fit.examination[pos_index], minlength=q_ids.size
     )
     queries, query_index = np.unique(q_ids, return_inverse=True)
-    expected, ratio, k = shrunk_ratios(
+    shrunk = shrunk_ratios(
         clicks=clk, examinations=exams, query=query_index, n_queries=queries.size
     )
+    query_clicks = shrunk.query_clicks[query_index]
+    # The query's own mean must be known at least as well as a document's ratio at the floor
+    # (and a query without clicks cannot rank its documents, whatever the floor).
+    known = (query_clicks >= min_expected) & (query_clicks > 0)
     return ClickModelScores(
         query_id=q_ids, document_id=d_ids, impressions=imp.astype(np.int64),
-        clicks=clk.astype(np.int64), examinations=exams, expected=expected, ratio=ratio,
-        enough=expected >= min_expected, prior_strength=k, positions=positions,
-        examination=fit.examination, fit=fit, fitted_pairs=int(fitted.size),
+        clicks=clk.astype(np.int64), examinations=exams, expected=shrunk.expected,
+        evidence=shrunk.evidence, query_clicks=query_clicks, ratio=shrunk.ratio,
+        enough=known & (shrunk.evidence >= min_expected), prior_strength=shrunk.prior_strength,
+        reference=shrunk.reference, positions=positions, examination=fit.examination, fit=fit,
+        fitted_pairs=int(fitted.size),
     )  # fmt: skip

@@ -8,10 +8,13 @@ about the document from what it says about the position and about the query:
 - a document's expected clicks E are the clicks an average document of *its query* would have
   had in the same places (its examinations Σ_p I·γ_p times the query's mean attractiveness), so
   a query whose users click more, or less, does not move its documents' labels;
-- the ratio clicks / expected is shrunk toward 1, the query's mean (empirical Bayes,
-  θ̂ = (C + k) / (E + k), k estimated from the whole log);
-- a pair with fewer than ``min_expected_clicks`` expected clicks (default 5) gets no label:
-  "too little data", counted in the source's parameters.
+- the ratio clicks / expected is shrunk toward 1, the query's mean (empirical Bayes, k
+  estimated from the whole log), with the strength of the evidence measured at a reference
+  click rate (the median query's), so that neither shrinkage nor floor depends on how much
+  the query's users click;
+- a pair with fewer than ``min_expected_clicks`` expected clicks at that rate, or of a query
+  with fewer clicks than that in all, gets no label: "too little data", counted in the
+  source's parameters.
 
 The shrunk ratio is mapped to the campaign's scale, highest grade first, by descending
 thresholds t_1 > t_2 > ... > t_(n-1): ratio >= t_1 gives the top grade, ..., ratio < t_(n-1)
@@ -53,7 +56,10 @@ METHOD = (
 FORMULA = (
     "P(click at p) = gamma_p * alpha_qd, fitted by EM; n(q,d) = sum_p impressions(q,d,p) * "
     "gamma_p; expected(q,d) = n(q,d) * mean_q (the query's random-effects mean of clicks/n); "
-    "ratio = (clicks + k) / (expected + k), k = 1 / tau^2 from the log by moments"
+    "on the reference scale (mean_ref = the median query's mean): clicks' = clicks * mean_ref "
+    "/ mean_q, expected' = n(q,d) * mean_ref; ratio = (clicks' + k) / (expected' + k), "
+    "k = 1 / tau^2 from the log by moments; no label where expected' or the query's clicks "
+    "are below the floor"
 )
 CTR_METHOD = "clicks over expected clicks (position-bias corrected)"
 CTR_FORMULA = (

@@ -78,24 +78,53 @@ def test_shrinkage_matches_the_hand_derived_example():
     / (20^2 + 20^2) = 160 / 800 = 0.2, k = 5 (equal weights keep the mean); ratios (30 + 5) /
     (20 + 5) = 1.4 and (10 + 5) / 25 = 0.6, against raw ratios of 1.5 and 0.5.
     """
-    expected, ratio, k = shrunk_ratios(
+    s = shrunk_ratios(
         clicks=np.array([30.0, 10.0]), examinations=np.array([100.0, 100.0]),
         query=np.array([0, 0]), n_queries=1,
     )  # fmt: skip
-    assert expected == pytest.approx([20.0, 20.0])
-    assert k == pytest.approx(5.0)
-    assert ratio == pytest.approx([1.4, 0.6])
+    assert s.expected == pytest.approx([20.0, 20.0])
+    assert s.evidence == pytest.approx([20.0, 20.0])  # one query: it is the reference
+    assert s.prior_strength == pytest.approx(5.0)
+    assert s.ratio == pytest.approx([1.4, 0.6])
 
 
 def test_a_query_with_more_clicks_does_not_lift_its_ratios():
     # Query 1 is query 0 with every click doubled: its expected clicks double, the raw
     # ratios stay; pooling over queries (today's method) would call query 1's documents better.
     c = np.array([30.0, 10.0, 60.0, 20.0])
-    expected, _, _ = shrunk_ratios(
+    s = shrunk_ratios(
         clicks=c, examinations=np.full(4, 100.0), query=np.array([0, 0, 1, 1]), n_queries=2
     )
-    assert expected == pytest.approx([20.0, 20.0, 40.0, 40.0])
-    assert (c / expected) == pytest.approx([1.5, 0.5, 1.5, 0.5])
+    assert s.expected == pytest.approx([20.0, 20.0, 40.0, 40.0])
+    assert (c / s.expected) == pytest.approx([1.5, 0.5, 1.5, 0.5])
+
+
+def test_shrinkage_and_floor_do_not_depend_on_the_querys_click_rate():
+    """The same two queries, by hand. Means 0.2 and 0.4, reference (their median) 0.3, so
+    E' = 100 x 0.3 = 30 for every pair; on that scale (x1.5 and x0.75) the clicks are 45 and
+    15 in both queries. tau^2 = [2 (15^2 - 1.5 x 30) + 2 (15^2 - 0.75 x 30)] / (4 x 30^2)
+    = (360 + 405) / 3600 = 0.2125, k = 1 / 0.2125 = 4.70588; ratios (45 + k) / (30 + k) =
+    1.43220 and (15 + k) / (30 + k) = 0.56780, the same in both queries (with k in each
+    query's own clicks they would be 1.4 / 0.6 and about 1.45 / 0.55)."""
+    s = shrunk_ratios(
+        clicks=np.array([30.0, 10.0, 60.0, 20.0]), examinations=np.full(4, 100.0),
+        query=np.array([0, 0, 1, 1]), n_queries=2,
+    )  # fmt: skip
+    assert s.reference == pytest.approx(0.3)
+    assert s.evidence == pytest.approx([30.0] * 4)
+    assert s.prior_strength == pytest.approx(1 / 0.2125)
+    assert s.ratio == pytest.approx([1.43220, 0.56780, 1.43220, 0.56780], abs=1e-5)
+
+
+def test_a_query_without_clicks_gets_no_label_even_with_no_floor():
+    # Its documents cannot be told apart by clicks: no ratio, not the middle grade.
+    s = click_model_scores(
+        query=np.array([1, 1, 2, 2]), document=np.array([1, 2, 3, 4]),
+        position=np.array([1, 2, 1, 2]), impressions=np.array([500, 500, 500, 500]),
+        clicks=np.array([100, 40, 0, 0]), min_expected=0,
+    )  # fmt: skip
+    assert s.enough.tolist() == [True, True, False, False]
+    assert np.isnan(s.ratio[2:]).all()
 
 
 def test_few_expected_clicks_are_too_little_data_not_a_grade():

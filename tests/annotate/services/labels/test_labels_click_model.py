@@ -5,10 +5,12 @@ in the label-sources report, and never exported or scored when there is too litt
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from django.core.management import call_command
 
@@ -69,13 +71,88 @@ def test_scaling_one_querys_click_propensity_changes_none_of_its_labels(factor):
     assert _query_labels(sim.old_labels(after), 0) != _query_labels(sim.old_labels(before), 0)
 
 
+def _searches(log) -> np.ndarray:
+    """Per query, its searches (every document is shown on every search)."""
+    first = log.document == 0
+    return np.bincount(log.query[first], weights=log.impressions[first])
+
+
+def _grades(log) -> dict:
+    s = sim.click_model_scores(
+        query=log.query, document=log.document, position=log.position,
+        impressions=log.impressions, clicks=log.clicks,
+    )  # fmt: skip
+    grade = sim.ratio_grades(s.ratio, sim.default_thresholds(3), sim.GRADES)
+    pairs = zip(s.query_id.tolist(), s.document_id.tolist(), strict=True)
+    # None: too little data; the floor's verdict must not move either.
+    verdicts = zip(pairs, grade.tolist(), s.enough.tolist(), strict=True)
+    return {p: (g if ok else None) for p, g, ok in verdicts}
+
+
+def _median_sized(log, factor: float, n: int = 4) -> list[int]:
+    """The n queries nearest the median in searches whose clicks can be multiplied by factor
+    (clicks at most impressions)."""
+    searches = _searches(log)
+    room = np.ones(searches.size, dtype=bool)
+    np.logical_and.at(room, log.query, log.clicks * factor <= log.impressions)
+    by_size = np.argsort(searches)
+    middle = by_size[np.argsort(np.abs(np.arange(by_size.size) - by_size.size // 2))]
+    return [int(q) for q in middle if room[q]][:n]
+
+
+@pytest.mark.parametrize("factor", [0.5, 2.0])
+def test_multiplying_a_median_sized_querys_clicks_changes_none_of_its_labels(factor):
+    # 120 queries as the benchmark draws them; each of four median-sized ones (about 150
+    # searches, a hundred clicks), alone, has its clicks doubled, or halved (from a log where
+    # they are even, so that halving is exact).
+    log = sim.simulate(sim.Spec(queries=120, seed=0))
+    if factor < 1:
+        log = dataclasses.replace(log, clicks=log.clicks // 2 * 2)
+    for q in _median_sized(log, factor):
+        assert 100 <= _searches(log)[q] <= 200
+        scaled = np.where(log.query == q, log.clicks * factor, log.clicks).astype(np.int64)
+        after = _grades(dataclasses.replace(log, clicks=scaled))
+        labels = {p: g for p, g in _grades(log).items() if p[0] == q}
+        assert len(labels) == 10 and len(set(labels.values()) - {None}) > 1
+        assert {p: g for p, g in after.items() if p[0] == q} == labels
+
+
+def _mean_shift(before: dict, after: dict, queries: set) -> float:
+    both = [p for p in before if p[0] in queries and p in after]
+    return float(np.mean([after[p][1] - before[p][1] for p in both]))
+
+
+def test_a_propensity_change_of_median_sized_queries_does_not_shift_their_labels():
+    # The clicks of a query whose propensity changes are a new draw (for a median-sized query,
+    # a document's 4 clicks can become 3 at x0.5, not 2), so a label near a threshold may move
+    # either way: what must not happen is that it moves one way. 40 median-sized queries get
+    # x2, 40 others x0.5, in one log.
+    spec = sim.Spec(queries=240, seed=3)
+    log = sim.simulate(spec)
+    middle = np.argsort(_searches(log))[80:160].tolist()
+    up, down = set(middle[::2]), set(middle[1::2])
+    scale = {q: 2.0 for q in up} | {q: 0.5 for q in down}
+    after = sim.simulate(dataclasses.replace(spec, scale=scale))
+    new_before, _ = sim.new_labels(log)
+    new_after, _ = sim.new_labels(after)
+    for group in (up, down):
+        assert abs(_mean_shift(new_before, new_after, group)) < 0.1
+    # Nor does the floor: as many of the x0.5 queries' pairs keep a label, give or take 2%.
+    kept = [len([p for p in labels if p[0] in down]) for labels in (new_before, new_after)]
+    assert abs(kept[1] - kept[0]) <= 0.02 * kept[0]
+    # The earlier method reads the propensity as relevance: its grades move with it.
+    old_before, old_after = sim.old_labels(log), sim.old_labels(after)
+    assert _mean_shift(old_before, old_after, up) > 0.3
+    assert _mean_shift(old_before, old_after, down) < -0.3
+
+
 def test_a_document_with_few_expected_clicks_gets_too_little_data():
     log = sim.simulate(sim.Spec(queries=40, seed=2, sessions=60))
     scores = sim.click_model_scores(
         query=log.query, document=log.document, position=log.position,
         impressions=log.impressions, clicks=log.clicks, min_expected=5,
     )  # fmt: skip
-    thin = scores.expected < 5
+    thin = scores.evidence < 5
     assert thin.any() and (~thin).any()
     labelled, too_little = sim.new_labels(log, min_expected=5)
     assert too_little == int(thin.sum())
