@@ -39,6 +39,7 @@ from scipy.stats import binom, spearmanr
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from metrics.core.clicks import (
+    DEFAULT_MIN_EXPECTED_CLICKS,
     click_model_scores,
     ctr_by_position,
     ctr_ratio_scores,
@@ -236,7 +237,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--queries", type=int, default=Spec.queries)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--min-expected", type=float, default=None)
+    parser.add_argument(
+        "--min-expected", type=float, default=None,
+        help=f"the click model's floor (default {DEFAULT_MIN_EXPECTED_CLICKS:g})",
+    )  # fmt: skip
     parser.add_argument(
         "--time", action="store_true", help="also time both methods on the log (in process)"
     )

@@ -77,7 +77,7 @@ __all__ = [
     "shrunk_ratios",
 ]
 
-DEFAULT_MIN_EXPECTED_CLICKS = 5.0
+DEFAULT_MIN_EXPECTED_CLICKS = 10.0
 FIRST_THRESHOLD = 1.5
 TAU2_MIN = 1e-3  # prior variance of θ: at most k = 1,000 clicks' worth of shrinkage
 TAU2_MAX = 100.0

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
+from scipy.stats import poisson
 
 from annotate.models import BehaviourLog, Document, LabelSource, SourceLabel
 from annotate.services.campaigns import campaign_create
@@ -215,6 +216,16 @@ def test_too_little_data_is_no_label_not_exported_and_counted_in_the_report(tmp_
     assert p["too_little_data"] > 0 and p["labels"] + p["too_little_data"] == p["pairs"]
     assert summary.created == p["labels"] == source.labels.count()
     assert any("too little data" in w for w in summary.warnings)
+    # Which pairs they were: every pair of the log without a label, by external id, nearest
+    # the floor first, each below the floor (its own evidence or its query's clicks).
+    listed = p["too_little_data_pairs"]
+    labelled = set(_stored("clicks:w"))
+    every = {(f"q{q}", f"d{q}-{d}") for q, d in log.truth}
+    assert {(x["query"], x["document"]) for x in listed} == every - labelled
+    evidence = [x["expected_clicks"] for x in listed]
+    assert evidence == sorted(evidence, reverse=True)
+    floor = p["min_expected_clicks"]
+    assert all(x["expected_clicks"] < floor or x["query_clicks"] < floor for x in listed)
 
     out = tmp_path / "w.qrels"
     call_command("export_qrels", campaign="sim", source="clicks:w", real=True, output=str(out))
@@ -258,3 +269,48 @@ def test_a_log_with_nothing_of_the_campaign_derives_no_labels(tmp_path):
     params = LabelSource.objects.get(name="clicks:w").params
     assert summary.created == 0 and params["pairs"] == 0 and params["too_little_data"] == 0
     assert params["em"] == {"iterations": 0, "converged": True, "log_likelihood": 0.0}
+
+
+def test_an_average_document_low_on_the_page_at_the_floor_is_mostly_fair():
+    # The audit's case: a document as attractive as its query's average (the simulator's probe,
+    # true grade Fair) always shown at position 9, in 600 queries, with as many impressions as
+    # put its evidence at the default floor. Reference: C ~ Poisson(E') at θ = 1, so by hand
+    # (scipy.stats.poisson) it is Fair when (C + k) / (E' + k) is in [0.75, 1.5).
+    floor = sim.DEFAULT_MIN_EXPECTED_CLICKS
+    average = float(np.dot((0.4, 0.35, 0.25), (0.06, 0.18, 0.40)))  # the spec's mean α
+    impressions = int(np.ceil(floor / (sim.EXAMINATION[8] * average)))
+    log = sim.simulate(sim.Spec(queries=600, seed=7, probe_impressions=impressions))
+    s = sim.click_model_scores(
+        query=log.query, document=log.document, position=log.position,
+        impressions=log.impressions, clicks=log.clicks,
+    )  # fmt: skip
+    probe = (s.document_id == 10) & s.enough
+    assert probe.sum() >= 500 and np.all(s.evidence[probe] >= floor)
+    grade = sim.ratio_grades(s.ratio[probe], sim.default_thresholds(3), sim.GRADES)
+    e, k = float(np.median(s.evidence[probe])), s.prior_strength
+    fair_from = np.ceil(0.75 * (e + k) - k)  # the fewest clicks that are Fair, and the most
+    fair_to = np.ceil(1.5 * (e + k) - k) - 1
+    by_hand = poisson.cdf(fair_to, e) - poisson.cdf(fair_from - 1, e)
+    assert np.mean(grade == 2) == pytest.approx(by_hand, abs=0.06)
+    assert np.mean(grade == 2) >= 0.7 and np.mean(grade == 1) <= 0.25
+
+
+@pytest.mark.django_db
+def test_the_command_takes_the_floor_on_expected_clicks(tmp_path, capsys):
+    log = sim.simulate(sim.Spec(queries=10, seed=3, sessions=60))
+    campaign = _campaign_with(log)
+    import_log(campaign=campaign, file=write(tmp_path, "w.csv", sim.csv_text(log)), name="w")
+    for name, floor in (("loose", "0"), ("strict", "40")):
+        call_command("derive_labels", "clicks", "--campaign", "sim", "--log", "w",
+                     "--name", name, "--min-expected-clicks", floor)  # fmt: skip
+    loose = LabelSource.objects.get(name="clicks:loose").params
+    strict = LabelSource.objects.get(name="clicks:strict").params
+    assert loose["min_expected_clicks"] == 0 and strict["min_expected_clicks"] == 40
+    # Floor 0: every pair of these queries (all of them have clicks) gets a label.
+    assert loose["labels"] == 100 and loose["too_little_data"] == 0
+    assert 0 < strict["labels"] < 100 and strict["labels"] + strict["too_little_data"] == 100
+    assert "fewer than 40 expected clicks" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="0 or more"):
+        call_command("derive_labels", "clicks", "--campaign", "sim", "--log", "w",
+                     "--name", "x", "--min-expected-clicks", "-1")  # fmt: skip
+    assert not LabelSource.objects.filter(name="clicks:x").exists()
