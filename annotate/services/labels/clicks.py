@@ -33,7 +33,14 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
-from annotate.models import BehaviourLog, BehaviourPosition, BehaviourStat, SourceKind
+from annotate.models import (
+    BehaviourLog,
+    BehaviourPosition,
+    BehaviourStat,
+    Document,
+    Query,
+    SourceKind,
+)
 from annotate.services.imports.common import ImportSummary
 from annotate.services.labels.common import labels_write, scale_grades, source_name, source_open
 from metrics.core.clicks import (
@@ -68,6 +75,9 @@ CTR_FORMULA = (
 )
 DEFAULT_MIN_IMPRESSIONS = 20  # the ctr model's floor
 _SHOWN_POSITIONS = 50  # per-position figures kept in the source's params for the top positions
+# "Too little data" pairs listed by name in the source's params, nearest the floor first: enough
+# to see which they are and to find the ones worth more traffic, without a params of megabytes.
+LISTED_TOO_LITTLE = 500
 
 __all__ = [
     "DEFAULT_MIN_EXPECTED_CLICKS",
@@ -192,9 +202,34 @@ def _pbm_labels(log: BehaviourLog, rows: dict, min_expected: float) -> tuple[dic
         "pairs_at_several_positions": scores.fitted_pairs,
         "labels": int(keep.sum()),
         "too_little_data": int((~keep).sum()),
+        "too_little_data_pairs": _too_little_listed(scores),
     }
     picked = {"query_id": scores.query_id[keep], "document_id": scores.document_id[keep]}
     return {**picked, "ratio": scores.ratio[keep]}, params
+
+
+def _too_little_listed(scores) -> list[dict]:
+    """The first ``LISTED_TOO_LITTLE`` pairs without a label, most evidence first: query and
+    document by external id, the expected clicks at the reference rate, the query's clicks."""
+    thin = np.flatnonzero(~scores.enough)
+    thin = thin[np.argsort(-scores.evidence[thin], kind="stable")][:LISTED_TOO_LITTLE]
+    queries = dict(
+        Query.objects.filter(pk__in=scores.query_id[thin].tolist()).values_list("pk", "external_id")
+    )
+    documents = dict(
+        Document.objects.filter(pk__in=scores.document_id[thin].tolist()).values_list(
+            "pk", "external_id"
+        )
+    )
+    return [
+        {
+            "query": queries[int(scores.query_id[i])],
+            "document": documents[int(scores.document_id[i])],
+            "expected_clicks": round(float(scores.evidence[i]), 3),
+            "query_clicks": int(scores.query_clicks[i]),
+        }
+        for i in thin.tolist()
+    ]
 
 
 def _check(
