@@ -4,10 +4,15 @@ anything ever say "Launch"? Run: .venv/bin/python benchmarks/sim_looking_early.p
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy.stats import norm
+
+# Run as a script from the repository: its root is not on the path otherwise.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from metrics.core.stats.sequence import ever_excluded
 

@@ -6,10 +6,11 @@ consistency check) and the answers of raters a manager excluded."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
-from annotate.models import Campaign, Grade, Membership, Role, Verdict
+from annotate.models import Campaign, Comparison, Grade, Membership, QualityEvent, Role, Verdict
 
 
 def excluded_raters(campaign: Campaign | int) -> QuerySet:
@@ -83,8 +84,63 @@ def excluded_answers(campaign: Campaign) -> Excluded:
     return Excluded(grades=grades, verdicts=verdicts)
 
 
+@dataclass(frozen=True)
+class ExcludedRater:
+    """One excluded rater's answers that a comparison's figures leave out, and who excluded
+    the rater when (the last exclusion: a rater can be taken in again and excluded again)."""
+
+    rater: str
+    verdicts: int  # side-by-side answers on the comparison's tasks
+    grades: int  # grades of documents of the comparison's queries (the graded measures)
+    by: str  # the manager's user name; "" when a rule excluded or the account was removed
+    at: datetime | None
+
+
+def comparison_exclusions(comparison: Comparison) -> list[ExcludedRater]:
+    """The campaign's excluded raters with the answers they gave this comparison, by name.
+
+    Counted as the reports leave them out: no can't-judge answers, no verdicts on mirrored
+    duplicates (they never counted), no answers to gold. Raters who gave it nothing are left
+    out: their exclusion changes none of its figures."""
+    members = Membership.objects.filter(
+        campaign=comparison.campaign, role=Role.RATER, answers_excluded=True
+    ).select_related("user")
+    if not members:
+        return []
+    ids = [m.user_id for m in members]
+    verdicts = dict(
+        Verdict.objects.filter(task__comparison=comparison, task__mirror_of__isnull=True,
+                               cant_judge=False, gold=False, rater_id__in=ids)
+        .values_list("rater_id").annotate(n=Count("pk"))
+    )  # fmt: skip
+    queries = comparison.tasks.values("query_id")
+    grades = dict(
+        Grade.objects.filter(pool_item__campaign=comparison.campaign, cant_judge=False,
+                             gold=False, pool_item__query_id__in=queries, rater_id__in=ids)
+        .values_list("rater_id").annotate(n=Count("pk"))
+    )  # fmt: skip
+    last = {}
+    events = QualityEvent.objects.filter(
+        membership__in=members, action=QualityEvent.Action.EXCLUDE
+    ).select_related("by")
+    for event in events.order_by("at", "pk"):  # the last one wins
+        last[event.membership_id] = event
+    rows = []
+    for m in members:
+        n_verdicts, n_grades = verdicts.get(m.user_id, 0), grades.get(m.user_id, 0)
+        if not n_verdicts and not n_grades:
+            continue
+        event = last.get(m.pk)
+        by = event.by.get_username() if event and event.by else ""
+        rows.append(ExcludedRater(m.user.get_username(), n_verdicts, n_grades, by,
+                                  event.at if event else None))  # fmt: skip
+    return sorted(rows, key=lambda r: r.rater)
+
+
 __all__ = [
     "Excluded",
+    "ExcludedRater",
+    "comparison_exclusions",
     "excluded_answer",
     "excluded_answers",
     "excluded_raters",

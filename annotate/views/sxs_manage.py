@@ -36,7 +36,7 @@ from metrics.decide.gsb import (
 )
 from metrics.decide.launch import launch_decision
 from metrics.decide.memo import launch_memo
-from metrics.decide.plan import plan_change_rows
+from metrics.decide.plan import plan_change_rows, plan_rows
 from metrics.decide.review import launch_review
 from metrics.decide.words import plan_error_words
 from metrics.reports.charts import strength_svg, verdict_bar_svg
@@ -102,6 +102,17 @@ def _size_plan(request: HttpRequest, campaign) -> dict:
             "plan_hours": plan.rater_hours(seconds)}  # fmt: skip
 
 
+def _verdict_bar(result) -> str:
+    """The stacked Good | Same | identical | Bad bar of the report and the review."""
+    same_identical = result.identical_verdicts
+    return verdict_bar_svg(
+        good=result.good,
+        same_rated=result.same - same_identical,
+        same_identical=same_identical,
+        bad=result.bad,
+    )
+
+
 @login_required
 @require_http_methods(["GET"])
 def report(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
@@ -123,13 +134,7 @@ def report(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
         "excluded": excluded_answers(comparison.campaign),
     }
     if result:
-        same_identical = result.identical_verdicts
-        context["bar_svg"] = verdict_bar_svg(
-            good=result.good,
-            same_rated=result.same - same_identical,
-            same_identical=same_identical,
-            bad=result.bad,
-        )
+        context["bar_svg"] = _verdict_bar(result)
         if result.strength_distribution:
             context["strength_svg"] = strength_svg(result.strength_distribution)
             context["strength_rows"] = sorted(result.strength_distribution.items())
@@ -181,11 +186,17 @@ def review(request: HttpRequest, slug: str, comparison_id: int) -> HttpResponse:
     """The launch review: GSB beside the graded comparison of the same runs and queries."""
     comparison = comparison_managed_by(request.user, slug, comparison_id)
     data = comparison_report(comparison)
+    review = launch_review(comparison, data)
+    planned = review.launch.planned if review.launch else len(data.rows)
     context = {
         "campaign": comparison.campaign,
         "comparison": comparison,
         "result": data.result,
-        "review": launch_review(comparison, data),
+        "review": review,
+        "excluded": excluded_answers(comparison.campaign),
+        "plan_rows": plan_rows(comparison, planned),
+        "changes": plan_change_rows(comparison),
+        "bar_svg": _verdict_bar(data.result) if data.result else "",
     }
     return render(request, "annotate/sxs_review.html", context)
 

@@ -1,6 +1,7 @@
 """The launch memo: the launch review as Markdown, to paste into a launch review document as it
-is: the plan, the data coverage, the decision and which path declared it, the graded
-comparison beside it and the caveats."""
+is: the plan, the data coverage (with the answers of excluded raters and who excluded them),
+the decision and which path declared it, the verdict counts (the page's chart as a table), the
+graded comparison beside it and the caveats."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
 from annotate.models import Comparison
-from metrics.decide.gsb import SxsReport, page_warnings
+from metrics.decide.gsb import SxsReport
 from metrics.decide.launch import LaunchState
 from metrics.decide.plan import plan_change_rows, primary_words
 from metrics.decide.review import LaunchReview
@@ -125,6 +126,8 @@ def _graded(review: LaunchReview) -> list[str]:
     if g is None:
         return [_("## Graded measures"), "", review.graded_error or _("Not available."), ""]
     low, high = g.ci_t
+    # Under a GSB plan every graded measure is exploratory, the one shown first included.
+    primary = review.primary_graded is not None
     lines = [
         _("## Graded measures (from the raters' labels): %(measure)s")
         % {"measure": g.measure_label},
@@ -135,11 +138,18 @@ def _graded(review: LaunchReview) -> list[str]:
         "| --- | --- | --- | --- | --- |",
     ]
     for f in g.family:
-        role = pgettext("measure role", "primary") if f.primary else _("exploratory")
+        role = pgettext("measure role", "primary") if f.primary and primary else _("exploratory")
         lines.append(f"| {f.label} | {f.diff:+.4f} | {f.p_t:.4f} | {f.p_t_holm:.4f} | {role} |")
+    values = {"low": f"{low:+.4f}", "high": f"{high:+.4f}", "measure": g.measure_label}
     lines += [
         "",
-        _("Primary range: [%(low)s, %(high)s].") % {"low": f"{low:+.4f}", "high": f"{high:+.4f}"},
+        _("Primary range: [%(low)s, %(high)s].") % values
+        if primary
+        else _(
+            "Range of %(measure)s: [%(low)s, %(high)s] (exploratory: GSB is the plan's "
+            "primary measure)."
+        )
+        % values,
         "",
     ]
     if review.agreement_text:
@@ -153,6 +163,46 @@ def _graded(review: LaunchReview) -> list[str]:
         ]
         lines.append("")
     return lines
+
+
+def _excluded(review: LaunchReview) -> list[str]:
+    """The excluded raters' answers left out, each rater with who excluded them and when."""
+    if not review.excluded:
+        return [_("- Answers excluded by rater quality: none")]
+    lines = [
+        _(
+            "- Answers excluded by rater quality (left out of every figure): %(verdicts)s "
+            "side-by-side answers, %(grades)s grades"
+        )
+        % {"verdicts": review.excluded_verdicts, "grades": review.excluded_grades}
+    ]
+    for r in review.excluded:
+        values = {"rater": r.rater, "verdicts": r.verdicts, "grades": r.grades, "by": r.by,
+                  "when": f"{r.at:%Y-%m-%d %H:%M}" if r.at else "?"}  # fmt: skip
+        text = (
+            _("  - %(rater)s: %(verdicts)s answers, %(grades)s grades; excluded by %(by)s on "
+              "%(when)s UTC")
+            if r.by
+            else _("  - %(rater)s: %(verdicts)s answers, %(grades)s grades; excluded on "
+                   "%(when)s UTC (by a removed account)")
+        )  # fmt: skip
+        lines.append(text % values)
+    return lines
+
+
+def _counts(report: SxsReport) -> list[str]:
+    """The verdict chart of the pages as a table: counts and shares of all answers."""
+    r = report.result
+    if r is None or not r.n_verdicts:
+        return []
+    rows = [(_("Good: the candidate is better"), r.good), (_("Same"), r.same)]
+    if r.identical_verdicts:
+        rows.append((_("Same, of which identical lists"), r.identical_verdicts))
+    rows += [(_("Bad: the candidate is worse"), r.bad), (_("All"), r.n_verdicts)]
+    head = f"| {_('Verdict for the candidate')} | {_('Count')} | {_('Share')} |"
+    lines = [_("## Verdicts"), "", head, "| --- | ---: | ---: |"]
+    lines += [f"| {label} | {n} | {n / r.n_verdicts:.0%} |" for label, n in rows]
+    return [*lines, ""]
 
 
 def launch_memo(comparison: Comparison, report: SxsReport, review: LaunchReview) -> str:
@@ -179,18 +229,10 @@ def launch_memo(comparison: Comparison, report: SxsReport, review: LaunchReview)
         _("- Queries without any judgment (left out of the graded measures): %(n)s")
         % {"n": review.unjudged}
     )
-    lines.append(_("- Answers excluded by rater-quality rules: none (no such rules yet)"))
-    lines.append("")
+    lines += [*_excluded(review), ""]
     if review.launch and review.launch.plan_note:
         lines += [f"**{review.launch.plan_note}**", ""]
-    lines += _primary(review) + _decision(review, report) + _graded(review)
-    caveats = page_warnings(report.result) if report.result else []
-    caveats.append(
-        _(
-            "The always-valid range runs over queries (each query's mean answer), so it "
-            "estimates the query-weighted GSB; it treats queries as independent given the "
-            "raters."
-        )
-    )
-    lines += [_("## Caveats"), "", *[f"- {c}" for c in caveats], ""]
+    lines += _primary(review) + _decision(review, report) + _counts(report) + _graded(review)
+    caveats = [f"- {c}" for c in review.caveats] or [_("None.")]
+    lines += [_("## Caveats"), "", *caveats, ""]
     return "\n".join(lines)

@@ -70,6 +70,21 @@ def value_words(field: str, value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def plan_rows(comparison: Comparison, planned: int) -> list[tuple[str, str]]:
+    """The plan as (label, value) rows for a page, worded as the memo words it."""
+    margin = comparison.equivalence_margin
+    return [
+        (str(FIELD_LABELS["primary"]), primary_words(comparison)),
+        (str(FIELD_LABELS["min_gsb"]), _("above %(bar)s") % {"bar": f"{comparison.min_gsb:+.2f}"}),
+        (str(FIELD_LABELS["equivalence_margin"]),
+         f"{margin:.2f}" if margin else _("not part of the plan")),
+        (str(FIELD_LABELS["confidence"]), f"{comparison.confidence:g}"),
+        (str(FIELD_LABELS["min_queries"]), str(comparison.min_queries)),
+        (_("Planned queries"), str(planned)),
+        (_("Raters per query"), str(comparison.raters_per_task)),
+    ]  # fmt: skip
+
+
 @dataclass(frozen=True)
 class PlanChangeRow:
     who: str

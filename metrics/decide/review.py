@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from django.utils.translation import gettext as _
 
 from annotate.models import Comparison
-from metrics.core.stats import betting_confidence_sequence
+from annotate.selectors.real import ExcludedRater, comparison_exclusions
+from metrics.core.stats.cluster import MIN_RATER_CLUSTERS
 from metrics.decide.graded_launch import GradedDecision, graded_decision
-from metrics.decide.gsb import SxsReport
+from metrics.decide.gsb import SxsReport, page_warnings
 from metrics.decide.launch import LaunchDecision, LaunchState, launch_decision
 from metrics.decide.ndcg import ComparisonReport
 from metrics.decide.ndcg import comparison_report as graded_report
@@ -52,6 +52,25 @@ class LaunchReview:
     primary_graded: GradedDecision | None = None
     # The comparison's queries with no judgment at all (the graded measures leave them out).
     unjudged: int = 0
+    # Excluded raters' answers to this comparison, left out of every figure (#18).
+    excluded: tuple[ExcludedRater, ...] = ()
+    caveats: tuple[str, ...] = ()
+
+    @property
+    def excluded_verdicts(self) -> int:
+        return sum(r.verdicts for r in self.excluded)
+
+    @property
+    def excluded_grades(self) -> int:
+        return sum(r.grades for r in self.excluded)
+
+    @property
+    def holm_p(self) -> float | None:
+        """The graded measure's Holm-adjusted p within the family (shown beside its raw p:
+        without it a p of 0.0485 reads as a finding when it is 0.24 after adjustment)."""
+        if self.graded is None:
+            return None
+        return next((f.p_t_holm for f in self.graded.family if f.primary), None)
 
 
 def _graded(
@@ -203,6 +222,32 @@ def disagreeing_queries(report: SxsReport, graded: ComparisonReport) -> list[Dis
     return rows[:TOP_DISAGREEMENTS]
 
 
+def launch_caveats(report: SxsReport, launch: LaunchDecision | None) -> list[str]:
+    """What the reader of a decision must keep in mind, only the caveats that apply."""
+    result = report.result
+    caveats = page_warnings(result) if result else []
+    weighted = launch.query_weighted_gsb if launch is not None else None
+    if weighted is not None and abs(weighted - launch.gsb) > 5e-5:  # differs as shown (4 places)
+        caveats.append(
+            _(
+                "The always-valid range runs over the completed queries, each query's mean "
+                "answer counted once: it estimates the query-weighted GSB (%(weighted)s), not "
+                "GSB over all answers (%(gsb)s)."
+            )
+            % {"weighted": f"{weighted:+.4f}", "gsb": f"{launch.gsb:+.4f}"}
+        )
+    if result is not None and result.n_raters is not None and result.n_raters < MIN_RATER_CLUSTERS:
+        caveats.append(
+            _(
+                "Few raters (%(raters)s) judged every query: the always-valid range treats "
+                "queries as independent given these raters, so it describes them, not raters "
+                "in general."
+            )
+            % {"raters": result.n_raters}
+        )
+    return caveats
+
+
 def launch_review(comparison: Comparison, report: SxsReport) -> LaunchReview:
     launch = launch_decision(comparison, report)
     graded, error, judged, unjudged = _graded(comparison, {row.external_id for row in report.rows})
@@ -215,11 +260,13 @@ def launch_review(comparison: Comparison, report: SxsReport) -> LaunchReview:
         primary = graded_decision(comparison, graded)
         sequence = primary.sequence
     elif graded is not None:
-        # Per-query differences of a measure in [0, 1] lie in [−1, 1]: the same betting
-        # sequence applies (over queries in the order of their ids; labels have no completion
-        # order that the snapshot keeps).
-        d = np.clip([x for *_q, x in sorted(graded.differences)], -1, 1)
-        sequence = betting_confidence_sequence(d, comparison.confidence).last
+        # Exploratory beside a GSB plan, but on the primary's basis: over the queries with all
+        # their grades, in the order their last grade came in, so it stays valid however often
+        # the page is read (in query-id order it would not: a query's value changes as its
+        # grades arrive). Only the range is used; the bar is GSB's.
+        sequence = graded_decision(comparison, graded).sequence
     return LaunchReview(
-        launch, graded, error, agreement, text, rows, judged, sequence, primary, unjudged
-    )
+        launch, graded, error, agreement, text, rows, judged, sequence, primary, unjudged,
+        excluded=tuple(comparison_exclusions(comparison)),
+        caveats=tuple(launch_caveats(report, launch)),
+    )  # fmt: skip
