@@ -22,8 +22,8 @@ from metrics.core.stats.resampling import DEFAULT_RESAMPLES
 
 __all__ = [
     "few_raters_warning",
-    "no_raters_warning",
     "gsb_from_verdicts",
+    "no_raters_warning",
     "parse_sides",
     "parse_strengths",
     "parse_verdicts",
