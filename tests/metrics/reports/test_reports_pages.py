@@ -364,9 +364,7 @@ def test_the_systems_page_shows_paired_differences_against_the_production_system
     del evaluate
 
 
-def test_the_systems_table_puts_production_first_and_shows_no_separate_intervals(
-    world, personas
-):
+def test_the_systems_table_puts_production_first_and_shows_no_separate_intervals(world, personas):
     import re
 
     from annotate.models import System
