@@ -43,7 +43,8 @@ def build_parser(prog: str) -> Parser:
         "-c",
         "--complete",
         action="store_true",
-        help="qrels queries missing from the run count as 0",
+        help="also evaluate qrels queries the run lacks, as trec_eval 10 does: on an empty "
+        "ranking, so 0 but for num_rel (their R) and gm_map (log 0.00001)",
     )
     p.add_argument(
         "-l",

@@ -190,15 +190,19 @@ def _informative(res: GsbResult) -> str:
 
 
 def _clustering(res: GsbResult) -> str:
-    """Which clustering the standard error and the interval allow for."""
+    """Which clustering the standard error and the interval allow for, and which critical value
+    the interval uses (t only when clustered by rater too: README, "Statistics")."""
+    if res.interval_df is not None:
+        critical = f"interval with t, {res.interval_df} df"
+    else:
+        critical = "interval with the normal z"
     if res.deff == 1.0 and res.n_verdicts == res.n_queries and res.n_raters is None:
-        return "one verdict per query: nothing to cluster"
+        return f"one verdict per query: nothing to cluster; {critical}"
     if res.rater_clustered:
-        t = f"; interval with t, {res.interval_df} df" if res.interval_df is not None else ""
-        return f"clustered by query and by rater, {res.n_raters} raters{t}"
+        return f"clustered by query and by rater, {res.n_raters} raters; {critical}"
     if res.n_raters is not None:
-        return f"clustered by query; {res.n_raters} raters are too few to cluster by"
-    return "clustered by query"
+        return f"clustered by query; {res.n_raters} raters are too few to cluster by; {critical}"
+    return f"clustered by query only, no rater column; {critical}"
 
 
 def _decision_line(res: GsbResult) -> str:

@@ -23,6 +23,7 @@ from metrics.reports.snapshot_charts import display_name
 __all__ = [
     "PairedCell",
     "PairedRow",
+    "baseline_first",
     "choose_baseline",
     "paired_context",
     "paired_rows",
@@ -61,6 +62,15 @@ def choose_baseline(
     if marked:
         return marked[0], "production"
     return systems[0], "first"
+
+
+def baseline_first(rows: list[dict], baseline: dict | None) -> list[dict]:
+    """The table's rows with the baseline's (production, or the pick) first, the rest in their
+    order: every other row is read against it. Each row keeps its ``index`` (its colour)."""
+    if baseline is None:
+        return rows
+    first = [r for r in rows if r["system"]["run_id"] == baseline["run_id"]]
+    return first + [r for r in rows if r["system"]["run_id"] != baseline["run_id"]]
 
 
 def paired_rows(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import IntegrityError
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
+from django.utils.translation import ngettext, pgettext
 
 from annotate.models import Campaign, Run, RunEntry, System
 from annotate.services.imports.common import (
@@ -125,6 +125,7 @@ def import_run(
                     reader.raise_first_repeat(before=exc.line)
                 raise
             summary.lines = source.lines
+            reader.warn_trailing()
             # Progress again between the long statements: a job's cancel takes effect at its
             # next report, and the lines are all read by now.
             report = progress or (lambda done: None)
@@ -161,6 +162,38 @@ class _RunReader:
         self.fields = Fields(summary.path)
         self.qmap = query_map(campaign)
         self.runs: dict[str, Run] = {}
+        self.trailing = 0  # lines with fields after the sixth
+        self.first_trailing: int | None = None
+
+    def columns(self, line: int, text: str) -> list[str] | None:
+        """The line's six fields (None for a blank line). trec_eval reads a run line's first six
+        fields and skips the rest (get_trec_results.c), so fields after the tag are ignored and
+        counted for one warning; fewer than six is an error."""
+        cols = text.split()
+        if not cols:
+            return None
+        if len(cols) < 6:
+            message = _("too few columns: expected 6 (%(columns)s), found %(n)s")
+            raise self.fields.fail(line, message % {"columns": RUN_COLUMNS, "n": len(cols)})
+        if len(cols) > 6:
+            self.trailing += 1
+            if self.first_trailing is None:
+                self.first_trailing = line
+        return cols[:6]
+
+    def warn_trailing(self) -> None:
+        """One warning for every line that had fields after the tag."""
+        if self.trailing:
+            self.summary.warnings.append(
+                ngettext(
+                    "%(n)s line has more than 6 fields (line %(line)s): the fields after the "
+                    "sixth were ignored, as trec_eval ignores them",
+                    "%(n)s lines have more than 6 fields (the first at line %(line)s): the "
+                    "fields after the sixth were ignored, as trec_eval ignores them",
+                    self.trailing,
+                )
+                % {"n": self.trailing, "line": self.first_trailing}
+            )
 
     def stage(self, source: LineSource) -> None:
         fields, qmap, runs, per_tag, name = (
@@ -176,17 +209,10 @@ class _RunReader:
         first_tag: tuple[str, int] | None = None
         mixed_tags = False
         for line, text in source:
-            cols = text.split()
-            if not cols:
+            cols = self.columns(line, text)
+            if cols is None:
                 self.summary.skipped += 1
                 continue
-            if len(cols) != 6:
-                message = (
-                    _("too few columns: expected 6 (%(columns)s), found %(n)s")
-                    if len(cols) < 6
-                    else _("too many columns: expected 6 (%(columns)s), found %(n)s")
-                )
-                raise fields.fail(line, message % {"columns": RUN_COLUMNS, "n": len(cols)})
             qid, _q0, docno, rank_text, score_text, tag = cols
             if len(docno) > MAX_DOCUMENT_ID:  # split() leaves it non-empty, without whitespace
                 fields.ident(docno, line, _("document id"), MAX_DOCUMENT_ID)

@@ -23,6 +23,7 @@ from metrics.core.stats.resampling import DEFAULT_RESAMPLES
 __all__ = [
     "few_raters_warning",
     "gsb_from_verdicts",
+    "no_raters_warning",
     "parse_sides",
     "parse_strengths",
     "parse_verdicts",
@@ -34,6 +35,14 @@ def few_raters_warning(n_raters: int) -> str:
     return (
         f"only {n_raters} raters: the interval describes these raters, not raters in general "
         f"(at least {MIN_RATER_CLUSTERS} are needed to allow for how raters differ)"
+    )
+
+
+def no_raters_warning() -> str:
+    """The warning when the raters are unknown: nothing tells whether they were shared."""
+    return (
+        "no rater column: the interval allows for queries only and uses the normal critical "
+        "value z; if the same raters judged many queries it can be too narrow"
     )
 
 
@@ -161,7 +170,9 @@ def _gsb_by_query(q: np.ndarray, v: np.ndarray, ident: np.ndarray, raters, **set
     )  # fmt: skip
     result.n_raters = clustered.n_raters
     result.rater_clustered = clustered.rater_clustered
-    if raters is not None and not clustered.rater_clustered:
+    if raters is None:
+        result.warnings.append(no_raters_warning())
+    elif not clustered.rater_clustered:
         result.warnings.append(few_raters_warning(clustered.n_raters))
     result.identical_verdicts = int(ident.sum())
     result.identical_queries = int(np.unique(q_idx[ident]).size)

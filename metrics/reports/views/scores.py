@@ -27,7 +27,7 @@ from metrics.decide.ndcg import COMPARE_SEED, ComparisonReport, comparison_repor
 from metrics.reports import charts
 from metrics.reports import scores_tables as tables
 from metrics.reports.forms import ScoresForm
-from metrics.reports.paired import paired_context
+from metrics.reports.paired import baseline_first, paired_context
 from metrics.reports.presenting import age_text, basis_text, csv_response
 from metrics.reports.snapshot_charts import display_name, in_this_language
 from metrics.selectors.baselines import declared_pair, production_systems
@@ -153,16 +153,20 @@ def systems(request: HttpRequest, slug: str) -> HttpResponse:
         return csv
     drawn = in_this_language(page.fresh.snapshot.charts)
     keys = [m["key"] for m in summary["measures"]]
+    paired = paired_context(
+        page.campaign, summary, page.fresh.snapshot.per_query, request.GET.get("baseline"), keys
+    )
     context = {
         **page.context,
         "curves_svg": drawn.get("curves"),
-        **paired_context(
-            page.campaign, summary, page.fresh.snapshot.per_query, request.GET.get("baseline"), keys
+        **paired,
+        "rows": baseline_first(
+            [
+                {"name": name, "system": s, "index": i, "cells": [s["values"][k] for k in keys]}
+                for i, (name, s) in enumerate(zip(page.names, summary["systems"], strict=True))
+            ],
+            paired["baseline"],
         ),
-        "rows": [
-            {"name": name, "system": s, "cells": [s["values"][key] for key in keys]}
-            for name, s in zip(page.names, summary["systems"], strict=True)
-        ],
         "curve_rows": tables.curve_rows(summary, settings),
         **_by_rule(request, page, settings),
     }

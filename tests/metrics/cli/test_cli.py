@@ -72,7 +72,7 @@ def test_default_is_the_official_set_with_runid(files):
     assert "iprec_at_recall_0.00" in names and "P_1000" in names
 
 
-def test_complete_prints_zero_lines_for_missing_queries_like_trec_eval_10(files):
+def test_complete_prints_lines_for_missing_queries_like_trec_eval_10(files):
     qrels, run, q, r = files
     _, out, err = call(q, r, "-m", "num_q", "-m", "map", "-q", "-c")
     parsed = parse_trec_output(out)

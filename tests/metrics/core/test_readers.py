@@ -150,6 +150,29 @@ def test_run_lines_with_trailing_fields_are_read_as_trec_eval_reads_them():
     assert run.name == "tag"
 
 
+def test_trec_eval_style_lines_with_trailing_words_tabs_and_crlf_are_read_as_trec_eval_does():
+    # As trec_eval's results.trunc (its -c test run): TREC qids and docnos, any blanks between
+    # fields, CRLF endings, and words after the tag. trec_eval's parse_results_line
+    # (get_trec_results.c) takes qid, docno, sim and the tag, then skips to the end of the line;
+    # expected values below are read off the lines by hand.
+    text = (
+        "301\tQ0\tFBIS3-10082\t1\t-5.123456\tSTANDARD\tjudged by hand\r\n"
+        "301  Q0  FR940202-2-00150  2  -7.5  STANDARD  x\r\n"
+        "\r\n"
+        "303 Q0 LA052190-0135 1 12 STANDARD\r\n"
+        "303 Q0 FT922-1008 2 1e-3 STANDARD 0 1 2 3\r\n"
+    )
+    data = io.BytesIO(text.encode())
+    data.name = "results.trunc"
+    with pytest.warns(UserWarning, match=r"results\.trunc:1: 3 lines have more than 6 fields"):
+        run = read_run(data)
+    assert run.to_dict() == {
+        "301": {"FBIS3-10082": -5.123456, "FR940202-2-00150": -7.5},
+        "303": {"LA052190-0135": 12.0, "FT922-1008": 0.001},
+    }
+    assert run.name == "STANDARD"
+
+
 def test_qrels_lines_with_trailing_fields_are_still_refused():
     data = io.BytesIO(b"q 0 a 1 extra\n")
     data.name = "f"

@@ -183,7 +183,8 @@ def test_the_systems_csv_matches_the_page(world, personas):
     body = client.get(url("systems")).content.decode()
     for row in rows:
         assert f"{float(row['NDCG@10']):.4f}" in body
-        assert f"[{float(row['NDCG@10 low']):.4f}, {float(row['NDCG@10 high']):.4f}]" in body
+        # The CSV keeps each system's own interval for analysis; the page no longer shows it.
+        assert f"[{float(row['NDCG@10 low']):.4f}, {float(row['NDCG@10 high']):.4f}]" not in body
 
 
 @pytest.mark.parametrize(
@@ -361,6 +362,32 @@ def test_the_systems_page_shows_paired_differences_against_the_production_system
     html = client.get(url("systems") + f"?baseline={runs['gamma'].pk}").content.decode()
     assert "Baseline: <strong>gamma</strong> (your pick)" in html
     del evaluate
+
+
+def test_the_systems_table_puts_production_first_and_shows_no_separate_intervals(world, personas):
+    import re
+
+    from annotate.models import System
+
+    client = personas.client_for("manager")
+    runs = {r.name: r for r in world.runs}
+    System.objects.filter(campaign=world.campaign, name="gamma").update(is_production=True)
+    html = client.get(url("systems")).content.decode()
+    table = html[html.index('data-testid="systems-table"') : html.index("</table>")]
+    order = re.findall(r'<tr data-run="(\d+)">', table)
+    assert order == [str(runs[n].pk) for n in ("gamma", "alpha", "beta")]
+    assert 'data-testid="baseline-mark"' in table.split("</tr>")[1]  # gamma's row, the first
+    # Means only: no per-system interval next to another system's to compare by overlap.
+    assert 'class="ci"' not in table and "[" not in table.replace("[0, 1]", "")
+    # The paired differences come right after the table, before anything else.
+    after = html[html.index("</table>") :]
+    assert after.index('data-testid="paired"') < after.index('data-testid="by-rule"')
+    assert after.index('data-testid="paired"') < after.index('aria-labelledby="curves-title"')
+    # Each system keeps its colour (its place in the curves chart), whatever the row order.
+    assert f'<tr data-run="{runs["gamma"].pk}"><th scope="row"><span class="swatch s2"' in table
+    # The systems page's own comparison form starts from the baseline as A.
+    form = html[html.index('id="cmp-a"') :]
+    assert re.search(r'<option value="(\d+)" selected', form).group(1) == str(runs["gamma"].pk)
 
 
 def test_the_compare_form_presets_production_as_baseline_a(world, personas):

@@ -87,7 +87,6 @@ def test_per_tag_refuses_a_run_or_system_name(campaign, tmp_path):
     ("bad_line", "message"),
     [
         ("q1 Q0 d2 2 11", "too few columns: expected 6 (qid Q0 docno rank score tag), found 5"),
-        ("q1 Q0 d2 2 11 bm25 extra", "too many columns: expected 6"),
         ("q1 Q0 d2 2 high bm25", "score 'high' is not a number"),
         ("q1 Q0 d2 2 nan bm25", "score 'nan' is not a number"),
         ("q1 Q0 d2 2 -inf bm25", "score '-inf' is not a number"),
@@ -107,6 +106,32 @@ def test_it_rejects_a_bad_line_and_writes_nothing(campaign, tmp_path, bad_line, 
     assert str(caught.value).startswith("f.run:3: ")
     assert message in str(caught.value)
     assert counts() == before
+
+
+def test_fields_after_the_tag_are_ignored_as_trec_eval_ignores_them(campaign, tmp_path):
+    # trec_eval's parse_results_line takes six fields and skips the rest of the line; the
+    # entries must be those of the same lines without the extra words (RUN, read by hand above).
+    trailing = (
+        "q1 Q0 d1 1 12.5 bm25 judged by hand\n"
+        "q1 Q0 d7 2 11 bm25\n"
+        "\n"
+        "q2\tQ0\td2\t1\t-0.25\tbm25\textra\n"
+        "q2 Q0 d8 2 -1e-3 bm25 0 1 2\n"
+    )
+    summary = import_run(campaign=campaign, file=write(tmp_path, "bm25.run", trailing))
+    run = Run.objects.get(campaign=campaign, name="bm25")
+    assert entries(run) == [
+        ("q1", "d1", 1, 12.5),
+        ("q1", "d7", 2, 11.0),
+        ("q2", "d2", 1, -0.25),
+        ("q2", "d8", 2, -0.001),
+    ]
+    assert summary.runs == ["bm25"]  # the sixth field is the tag, not the words after it
+    said = [w for w in summary.warnings if "more than 6 fields" in w]
+    assert said == [
+        "3 lines have more than 6 fields (the first at line 1): the fields after the sixth "
+        "were ignored, as trec_eval ignores them"
+    ]
 
 
 def test_it_names_both_lines_of_a_document_listed_twice(campaign, tmp_path):

@@ -1,6 +1,8 @@
 """``python -m metrics gsb``: STATISTICS.md's cases through the command line."""
 
 import json
+import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -53,7 +55,7 @@ def test_only_clustered_figures_are_shown_no_wald_cross_check(capsys):
     assert main(["--counts", "1", "1", "2"]) == 0
     text = capsys.readouterr().out
     assert "Wald" not in text and "0.5626" not in text
-    assert "standard error 0.4146 (one verdict per query: nothing to cluster)" in text
+    assert "standard error 0.4146 (one verdict per query: nothing to cluster; " in text
     assert "DO NOT LAUNCH, not conclusive" in text
 
 
@@ -99,6 +101,34 @@ def test_seed_002_verdicts_say_do_not_launch(tmp_path, capsys):
     path.write_text("query,verdict\nq1,G\nq2,S\nq3,B\nq4,B\n")
     out = run_json(capsys, [str(path)])
     assert out["gsb"] == -0.25 and out["decision"] == "do_not_launch"
+
+
+def test_without_a_rater_column_it_says_the_interval_uses_z_and_allows_for_queries_only(
+    tmp_path, capsys
+):
+    path = tmp_path / "v.csv"
+    path.write_text("query,verdict\nq1,G\nq1,S\nq2,G\nq2,B\nq3,G\nq3,G\n")
+    assert main([str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "(clustered by query only, no rater column; interval with the normal z)" in text
+    assert "Warning: no rater column: the interval allows for queries only" in text
+    out = run_json(capsys, [str(path)])
+    assert out["interval_df"] is None and out["n_raters"] is None
+
+
+def test_the_summary_always_names_the_critical_value(tmp_path, capsys):
+    # 10 raters judge each of 4 queries; five always say Good, five Bad (one Same): the rater
+    # side carries the variance, so the interval uses t with min(4, 10) - 1 = 3 df.
+    rows = [f"q{q},{'G' if k < 5 else 'B'},r{k}" for q in range(4) for k in range(10)]
+    rows[0] = "q0,S,r0"
+    ten, five = tmp_path / "ten.csv", tmp_path / "five.csv"
+    ten.write_text("query,verdict,rater\n" + "\n".join(rows) + "\n")
+    # The same with only r0..r4 (four say Good throughout): too few raters, so z.
+    five.write_text("query,verdict,rater\n" + "\n".join(r for r in rows if r[-1] < "5") + "\n")
+    assert main([str(ten)]) == 0 and main([str(five)]) == 0
+    text = capsys.readouterr().out
+    assert "clustered by query and by rater, 10 raters; interval with t, 3 df)" in text
+    assert "5 raters are too few to cluster by; interval with the normal z)" in text
 
 
 @pytest.mark.parametrize(
@@ -173,3 +203,35 @@ def test_through_python_dash_m(tmp_path):
         check=False,
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+# The address-space cap keeps a regression from eating the shared machine: expanding one array
+# entry per verdict needed 9.5 GB for 100M verdicts; now it fails fast with a MemoryError.
+_CAP = 2 << 30
+
+
+def _peak_rss_kb(counts: tuple[str, str, str]) -> tuple[int, str]:
+    """The child's own peak resident memory (wait4's rusage, not the sum over children)."""
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (_CAP, _CAP))
+
+    argv = [sys.executable, "-m", "metrics", "gsb", "--counts", *counts, "--format", "json"]
+    child = subprocess.Popen(
+        argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=cap
+    )
+    out, err = child.stdout.read(), child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.returncode == 0, err.decode()[-500:]
+    return usage.ru_maxrss, out.decode()  # kB on Linux
+
+
+@pytest.mark.skipif(not hasattr(os, "wait4"), reason="needs os.wait4 (POSIX)")
+def test_the_cli_takes_the_same_memory_for_100_million_verdicts_as_for_100():
+    small_kb, _ = _peak_rss_kb(("40", "30", "30"))
+    big_kb, out = _peak_rss_kb(("40000000", "30000000", "30000000"))
+    assert json.loads(out)["n_verdicts"] == 100_000_000
+    # Same memory up to allocator noise (about 1 MB between runs); one int64 per verdict
+    # alone would be 800 MB more.
+    assert big_kb - small_kb < 20_000, (small_kb, big_kb)
