@@ -81,3 +81,48 @@ def test_no_manager_page_scrolls_sideways_on_a_phone(personas, live_server, page
         if overflow > 1:
             wide.append((path, overflow))
     assert not wide, wide
+
+
+def test_adjudication_shows_the_document_as_raters_saw_it_and_opens_long_text(
+    personas, live_server, page, artifacts
+):
+    from annotate.models import Campaign, Document, Grade, Label, PoolItem, Query
+    from tests.browser.test_screens import LONG_SNIPPET, PNG
+    from tests.metrics.report_helpers import make_raters
+
+    campaign = personas.campaign
+    Campaign.objects.filter(pk=campaign.pk).update(
+        card="image: picture\ntitle\nfields: price, brand\nsnippet"
+    )
+    query = Query.objects.create(campaign=campaign, external_id="q1", text="descale kettle")
+    doc = Document.objects.create(
+        campaign=campaign, external_id="d1", title="Kettle descaler", snippet=LONG_SNIPPET,
+        extra={"picture": "/static/card-test.png", "price": "€ 9", "brand": "Acme"},
+    )  # fmt: skip
+    item = PoolItem.objects.create(campaign=campaign, query=query, document=doc)
+    labels = {label.name: label for label in Label.objects.filter(campaign=campaign)}
+    for rater, label in zip(make_raters(campaign, 2, prefix="adj"), ("Good", "Bad"), strict=True):
+        Grade.objects.create(pool_item=item, rater=rater, label=labels[label])
+    page.route(
+        "**/static/card-test.png",
+        lambda route: route.fulfill(status=200, content_type="image/png", body=PNG),
+    )
+    log_in(page, live_server.url, "manager")
+    page.goto(f"{live_server.url}/reports/{campaign.slug}/disagreements/")
+    card = page.get_by_test_id("doc-card").first
+    parts = card.evaluate("td => [...td.querySelectorAll('[data-part]')].map(e => e.dataset.part)")
+    assert parts == ["image", "title", "fields", "snippet"]  # the campaign's card, in its order
+    expect(card.locator(".card-image")).to_have_attribute("src", "/static/card-test.png")
+    page.wait_for_function("document.querySelector('td .card-image').naturalWidth > 0")
+    rows = card.locator(".card-fields tr")
+    expect(rows).to_have_count(2)
+    expect(rows.first).to_contain_text("€ 9")
+    snippet, more = card.locator(".doc-snippet"), card.locator(".card-more")
+    expect(more).to_be_visible()
+    short = snippet.bounding_box()["height"]
+    assert short < 120, short  # a few lines of a forty-paragraph text
+    page.screenshot(path=str(artifacts / "adjudication-card.png"))
+    more.click()
+    expect(more).to_have_attribute("aria-expanded", "true")
+    assert snippet.bounding_box()["height"] > 3 * short
+    expect(snippet).to_contain_text("Paragraph 39")
