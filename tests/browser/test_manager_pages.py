@@ -46,17 +46,33 @@ def test_the_theme_follows_the_systems_setting(personas, live_server, page, sche
 
 def test_a_manager_previews_the_judging_screen_from_the_reports_menu(personas, live_server, page):
     from annotate.models import Document, Grade, Lease, PoolItem, Query
+    from tests.browser.test_screens import LONG_SNIPPET
 
     campaign = personas.campaign
     query = Query.objects.create(campaign=campaign, external_id="q1", text="running shoes")
     for i in range(2):
-        doc = Document.objects.create(campaign=campaign, external_id=f"d{i}", title=f"Shoe {i}")
+        doc = Document.objects.create(
+            campaign=campaign, external_id=f"d{i}", title=f"Running shoes {i}: shoe care",
+            snippet=LONG_SNIPPET,
+        )  # fmt: skip
         PoolItem.objects.create(campaign=campaign, query=query, document=doc)
     log_in(page, live_server.url, "manager")
     page.goto(f"{live_server.url}/reports/{campaign.slug}/")
     page.locator('[data-nav="preview"]').click()
     expect(page.get_by_test_id("preview-banner")).to_contain_text("item 1 of 2")
     page.wait_for_selector(".judge[data-ready]")
+    # As raters see it: the query's whole words marked (not "shoe"), long text shortened, and
+    # "Show all" and the . key open it.
+    marked = page.eval_on_selector_all("#doc-title mark.term", "ms => ms.map(m => m.textContent)")
+    assert marked == ["Running", "shoes"]
+    more = page.locator("#doc .card-more")
+    expect(more).to_be_visible()
+    short = page.locator("#doc-snippet").bounding_box()["height"]
+    page.keyboard.press(".")
+    expect(more).to_have_attribute("aria-expanded", "true")
+    assert page.locator("#doc-snippet").bounding_box()["height"] > 3 * short
+    more.click()
+    expect(more).to_have_attribute("aria-expanded", "false")
     buttons = page.locator("#grade-form button")
     assert buttons.count() > 0
     assert all(buttons.nth(i).is_disabled() for i in range(buttons.count()))
@@ -126,3 +142,27 @@ def test_adjudication_shows_the_document_as_raters_saw_it_and_opens_long_text(
     expect(more).to_have_attribute("aria-expanded", "true")
     assert snippet.bounding_box()["height"] > 3 * short
     expect(snippet).to_contain_text("Paragraph 39")
+
+
+def test_the_side_by_side_preview_marks_and_shortens_as_raters_see_it(
+    personas, live_server, page
+):
+    from django.urls import reverse
+
+    from tests.browser.test_screens import sxs_world
+
+    comparison = sxs_world(personas.campaign, queries=1)
+    log_in(page, live_server.url, "manager")
+    url = reverse(
+        "annotate:sxs_preview",
+        kwargs={"slug": personas.campaign.slug, "comparison_id": comparison.pk},
+    )
+    page.goto(live_server.url + url)
+    page.wait_for_selector(".judge[data-ready]")
+    first = page.locator("#results-left > li").first
+    expect(first.locator(".sxs-title mark.term")).to_have_text("kettle")
+    more = first.locator(".card-more")
+    expect(more).to_be_enabled()  # the answers are disabled, opening text is not
+    more.click()
+    expect(more).to_have_attribute("aria-expanded", "true")
+    assert page.locator("#choose-left").is_disabled()
