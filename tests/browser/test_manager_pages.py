@@ -144,9 +144,7 @@ def test_adjudication_shows_the_document_as_raters_saw_it_and_opens_long_text(
     expect(snippet).to_contain_text("Paragraph 39")
 
 
-def test_the_side_by_side_preview_marks_and_shortens_as_raters_see_it(
-    personas, live_server, page
-):
+def test_the_side_by_side_preview_marks_and_shortens_as_raters_see_it(personas, live_server, page):
     from django.urls import reverse
 
     from tests.browser.test_screens import sxs_world
