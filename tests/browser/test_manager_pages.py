@@ -34,6 +34,35 @@ def test_the_outcome_of_an_import_shows_where_the_page_jumps(personas, live_serv
     assert personas.campaign.queries.filter(external_id="q3").exists()
 
 
+def test_the_outcome_of_pooling_shows_where_the_page_jumps(personas, live_server, page):
+    from annotate.models import Document, Query, Run, RunEntry, System
+
+    campaign = personas.campaign
+    run = Run.objects.create(
+        campaign=campaign, system=System.objects.create(campaign=campaign, name="prod"), name="prod"
+    )
+    for q in range(2):
+        query = Query.objects.create(campaign=campaign, external_id=f"q{q}", text=f"query {q}")
+        for d in range(3):
+            doc = Document.objects.create(campaign=campaign, external_id=f"q{q}d{d}")
+            RunEntry.objects.create(run=run, query=query, document=doc, rank=d + 1, score=3.0 - d)
+    log_in(page, live_server.url, "manager")
+    page.goto(f"{live_server.url}/campaigns/{campaign.slug}/")
+    section = page.locator("#pooling")
+    # Nothing chosen: the refusal is said in the pooling section too, not at the page's top.
+    section.get_by_role("button", name="Pool", exact=True).click()
+    message = page.locator("#pooling [data-section-messages] .message").first
+    expect(message).to_contain_text("Runs")
+    expect(page.locator("main > .messages .message")).to_have_count(0)
+    section.get_by_label("prod").check()
+    section.get_by_label("Depth (top k of each run, per query)").fill("2")
+    section.get_by_role("button", name="Pool", exact=True).click()
+    expect(message).to_contain_text("Pooled 4 query-document pairs at depth 2")
+    page.wait_for_timeout(300)  # the jump to #pooling
+    assert in_viewport(page, "#pooling [data-section-messages] .message")
+    assert campaign.pool_items.count() == 4  # two queries, their top two each
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_theme_follows_the_systems_setting(personas, live_server, page, scheme):
     page.emulate_media(color_scheme=scheme)
