@@ -1,11 +1,16 @@
 """The documentation the app serves at /help/: the README's sections for the people who use the
 pages (importing, labels without raters, answers, languages, accounts, the model judge),
 rendered once per process. Pages link to a section by its anchor instead of saying "see the
-README" (#21)."""
+README" (#21).
+
+Passages of those sections written for developers (source files, tests, translation steps) sit
+between ``<!-- developers -->`` and ``<!-- /developers -->`` in the README: GitHub hides the
+markers, and the served page leaves the passages out."""
 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +32,9 @@ SECTIONS = (
     "Languages: English and Chinese",
     "Evaluating TREC files",
 )
+
+
+_FOR_DEVELOPERS = re.compile(r"<!-- developers -->.*?<!-- /developers -->", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -75,7 +83,7 @@ def _render(text: str) -> SafeString:
 @functools.cache
 def help_sections() -> list[HelpSection]:
     text = (Path(settings.BASE_DIR) / "README.md").read_text(encoding="utf-8")
-    found = _sections(text)
+    found = _sections(_FOR_DEVELOPERS.sub("", text))
     return [
         HelpSection(anchor=slugify(title), title=title, html=_render(found[title]))
         for title in SECTIONS

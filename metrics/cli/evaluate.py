@@ -89,7 +89,9 @@ def build_parser(prog: str) -> Parser:
         help="ERR's top grade (default: highest in the qrels)",
     )
     p.add_argument(
-        "--scored", metavar="FILE", help="evaluate seed 004's 'label qid score' lines instead"
+        "--scored",
+        metavar="FILE",
+        help="evaluate scored labels instead: one 'label qid score' line per document",
     )
     return p  # fmt: skip
 

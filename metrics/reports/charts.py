@@ -199,10 +199,13 @@ def _aligned(moment: datetime, kind: str, size: int) -> bool:
 def calendar_ticks(buckets: Sequence[datetime], unit: str, max_ticks: int = MAX_TICKS) -> list[int]:
     """Indices of the buckets to label: at most `max_ticks`, on calendar boundaries (whole
     hours that divide a day, midnights, Mondays, the 1st of a month), the finest spacing that
-    fits. A time chart ticked every 21 hours is hard to read (#21)."""
+    fits. A time chart ticked every 21 hours is hard to read (#21). Hours are ticked only when
+    the span holds fewer than two midnights: over days a reader counts days, and a tick at noon
+    splits them."""
     if not buckets:
         return []
-    steps = [("hour", s) for s in _HOUR_STEPS] if unit == "hour" else []
+    midnights = sum(1 for b in buckets if _aligned(b, "day", 1))
+    steps = [("hour", s) for s in _HOUR_STEPS] if unit == "hour" and midnights < 2 else []
     steps += [("day", s) for s in _DAY_STEPS] + [("week", s) for s in _WEEK_STEPS]
     steps += [("month", s) for s in (1, 2, 3, 6, 12)]
     for kind, size in steps:

@@ -13,9 +13,10 @@ from datetime import datetime
 
 import polars as pl
 
-from annotate.models import Adjudication, Campaign, Grade, PoolItem
+from annotate.models import Adjudication, Campaign, Document, Grade, PoolItem
 from annotate.selectors.confusion import campaign_fit
 from annotate.selectors.real import real_grades
+from annotate.selectors_judge import Card, document_shown
 from metrics.core.aggregate import DAWID_SKENE, aggregate
 from metrics.selectors.drilldown import Judgement
 from metrics.services.agreement import grade_frame
@@ -34,6 +35,9 @@ class Disagreement:
     document_title: str
     document_url: str
     document_snippet: str
+    # The document as the campaign's card shows it to raters (selectors_judge.document_shown):
+    # title, URL, snippet, picture and fields, for templates/annotate/_doc_card.html.
+    card: dict
     n: int
     low: float
     high: float
@@ -120,13 +124,16 @@ def _details(
             "document__title",
             "document__url",
             "document__snippet",
+            "document__extra",
         )
     }
+    card = Card.of(campaign)
     rows = {}
     for item, n, low, high in spread.select("item", "n", "low", "high").iter_rows():
-        _, qid, qext, qtext, intent, dext, title, url, snippet = info[item]
+        _, qid, qext, qtext, intent, dext, title, url, snippet, extra = info[item]
+        shown = document_shown(Document(title=title, url=url, snippet=snippet, extra=extra), card)
         rows[item] = Disagreement(
-            item, qid, qext, qtext, intent, dext, title, url, snippet, n, low, high,
+            item, qid, qext, qtext, intent, dext, title, url, snippet, shown, n, low, high,
             aggregates[item],
         )  # fmt: skip
     # The grades the figures were made of (real_grades), can't-judge answers with their reasons

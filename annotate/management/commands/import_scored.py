@@ -4,8 +4,9 @@ from annotate.services.imports import import_scored
 
 class Command(ImportCommand):
     help = (
-        "Import seed 004's format (label qid score per line) as a run and a label source at "
-        "once; each line is its own document. Missing queries are created with their id as text."
+        "Import scored labels, one 'label qid score' line per document (the grade, the query's "
+        "id, the ranker's score), as a run and a label source at once; each line is its own "
+        "document. Missing queries are created with their id as text."
     )
 
     def add_arguments(self, parser):

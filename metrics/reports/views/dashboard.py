@@ -22,6 +22,7 @@ from annotate.models import Role
 from annotate.selectors import campaign_managed_by, campaigns_for
 from annotate.selectors.progress import live_leases
 from annotate.selectors.real import excluded_answers
+from annotate.selectors_judge import Card
 from annotate.services.adjudication import (
     AdjudicationRefused,
     adjudication_clear,
@@ -164,6 +165,7 @@ def _disagreements_page(
         "only_open": only_open,
         "page_size": PAGE,
         "labels": list(campaign.labels.order_by("position")),
+        "card": Card.of(campaign).parts,  # each document as the raters saw it
         "basis": basis_text(rule=rule, source=None),
         "error": error,
         "query_string": request.GET.urlencode(),

@@ -22,6 +22,24 @@ def test_the_help_page_has_every_section_with_its_anchor(personas):
     assert "<script" not in html.split("<main")[-1].split("</main>")[0]
 
 
+# Words that mean nothing to the help page's readers: the project's seed numbers, its source,
+# test and benchmark files, the translation tooling. Commands (`python manage.py ...`) stay:
+# managers run them.
+INTERNAL = re.compile(
+    r"[Ss]eed 00\d|\b(?!manage\.py\b)[\w/-]+\.(?:py|po)\b|\.md\b|benchmarks/|tests/"
+    r"|makemessages|compilemessages|migration \d|developers -->"
+)
+
+
+def test_the_help_page_speaks_to_users_not_developers(personas):
+    html = personas.client_for("manager").get("/help/").content.decode()
+    text = re.sub(r"<[^>]+>", " ", html.split("<main")[-1].split("</main>")[0])
+    assert INTERNAL.findall(text) == []
+    # What users need is still there, commands included.
+    assert "python manage.py import_queries" in text
+    assert "Which language a page speaks" in text
+
+
 def test_the_help_page_needs_a_login(client):
     assert client.get("/help/").status_code == 302
 

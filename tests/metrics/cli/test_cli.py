@@ -269,3 +269,17 @@ def test_the_core_and_the_cli_do_not_import_django():
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_command_lines_help_names_formats_not_the_projects_seeds():
+    from django.core.management import get_commands, load_command_class
+
+    from metrics.cli import evaluate
+
+    helps = [evaluate.build_parser("metrics").format_help()]
+    for name in ("import_scored", "evaluate"):
+        command = load_command_class(get_commands()[name], name)
+        helps.append(command.create_parser("manage.py", name).format_help())
+    helps = [" ".join(text.split()) for text in helps]  # argparse wraps lines anywhere
+    assert not [text for text in helps if "seed 0" in text.lower()]
+    assert "label qid score" in helps[0] and "label qid score" in helps[1]

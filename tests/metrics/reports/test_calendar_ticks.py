@@ -17,13 +17,31 @@ def days(start: datetime, n: int) -> list[datetime]:
     return [start + timedelta(days=i) for i in range(n)]
 
 
-def test_five_days_of_hours_tick_at_midnight_and_noon():
-    buckets = hours(datetime(2026, 11, 20, 7), 5 * 24)
+@pytest.mark.parametrize("n_days", [3, 5, 9])
+def test_a_few_days_of_hours_tick_at_each_midnight_not_at_noon(n_days):
+    # #21: over more than a day a reader counts days; a tick at noon splits them.
+    start = datetime(2026, 11, 20, 7)
+    buckets = hours(start, n_days * 24)
+    ticks = calendar_ticks(buckets, "hour")
+    midnights = [start.replace(hour=0) + timedelta(days=d) for d in range(1, n_days + 1)]
+    assert [buckets[i] for i in ticks] == midnights  # every day boundary in the span, no other
+
+
+def test_two_weeks_of_hours_tick_every_other_midnight():
+    buckets = hours(datetime(2026, 11, 20, 7), 14 * 24)
     ticks = calendar_ticks(buckets, "hour")
     assert 2 <= len(ticks) <= MAX_TICKS
-    assert {buckets[i].hour for i in ticks} <= {0, 12}
+    assert all(buckets[i].hour == 0 for i in ticks)
     gaps = {ticks[j + 1] - ticks[j] for j in range(len(ticks) - 1)}
-    assert gaps == {12}  # evenly spaced, not every 21 hours
+    assert gaps == {48}  # evenly spaced: every second day
+
+
+def test_a_day_with_one_midnight_keeps_hour_ticks():
+    # 30 hours from 09:00 to 14:00 hold one midnight: one tick would not show the scale, so
+    # whole hours that divide a day mark it, the finest that gives ten ticks at most (3 h).
+    buckets = hours(datetime(2026, 11, 20, 9), 30)
+    ticks = calendar_ticks(buckets, "hour")
+    assert [buckets[i].hour for i in ticks] == [9, 12, 15, 18, 21, 0, 3, 6, 9, 12]
 
 
 def test_a_month_of_hours_ticks_on_mondays():
