@@ -2,8 +2,8 @@
 
 Everything that differs between a laptop and production comes from the environment:
 DATABASE_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS, THROTTLE_CACHE_URL,
-API_TRUSTED_PROXIES, DATABASE_PREPARED_STATEMENTS, TIME_ZONE. With nothing set the project runs in DEBUG
-on a SQLite file in the project folder.
+API_TRUSTED_PROXIES, DATABASE_PREPARED_STATEMENTS, TIME_ZONE. With nothing set the project runs
+in DEBUG on a SQLite file in the project folder.
 """
 
 from __future__ import annotations
