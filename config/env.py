@@ -57,6 +57,20 @@ def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
     return value
 
 
+def env_time_zone(name: str, default: str) -> str:
+    """An IANA zone name (Asia/Shanghai, UTC): the one the pages show times in."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    value = (os.environ.get(name) or "").strip() or default
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ImproperlyConfigured(
+            f"{name} must be an IANA time zone such as Asia/Shanghai or UTC; got {value!r}"
+        ) from None
+    return value
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     """A comma-separated list; empty items are refused because they are always a typo."""
     raw = os.environ.get(name)

@@ -7,8 +7,10 @@ Pages look the first two up (one query) and keep the answer in the language cook
 requests the judging scripts and API clients send (JSON) read only that cookie, through
 Django's LocaleMiddleware, so the judging round trips take no query for it.
 
-The campaign is the one in the URL when the user is a member of it; elsewhere (the home page,
-their preferences) it is the newest of their rater memberships whose campaign has a language.
+The campaign is the one in the URL when the user rates in it; elsewhere (the home page, their
+preferences) it is the newest of their rater memberships whose campaign has a language. A
+campaign's language is for its raters only: its managers get their own choice or their
+browser's, on its pages too (a manager may run campaigns in several languages).
 """
 
 from __future__ import annotations
@@ -46,16 +48,16 @@ def _campaign_slug(request: HttpRequest) -> str | None:
 
 def stored_language(user: AbstractBaseUser, slug: str | None) -> str | None:
     """The user's own choice, else the default language of the campaign in the URL (when the
-    user belongs to it), else that of the newest campaign they rate in that has one. One query:
+    user rates in it), else that of the newest campaign they rate in that has one. One query:
     it runs on every page."""
     from django.contrib.auth import get_user_model
     from django.db.models import OuterRef, Subquery
 
     from annotate.models import Membership, Preferences, Role
 
-    mine = Membership.objects.filter(user=OuterRef("pk")).exclude(campaign__language="")
-    here = mine.filter(campaign__slug=slug or "")
-    rated = mine.filter(role=Role.RATER).order_by("-pk")
+    rated = Membership.objects.filter(user=OuterRef("pk"), role=Role.RATER)
+    rated = rated.exclude(campaign__language="").order_by("-pk")
+    here = rated.filter(campaign__slug=slug or "")
     row = (
         get_user_model()
         .objects.filter(pk=user.pk)

@@ -2,8 +2,8 @@
 
 Everything that differs between a laptop and production comes from the environment:
 DATABASE_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS, CSRF_TRUSTED_ORIGINS, THROTTLE_CACHE_URL,
-API_TRUSTED_PROXIES, DATABASE_PREPARED_STATEMENTS. With nothing set the project runs in DEBUG
-on a SQLite file in the project folder.
+API_TRUSTED_PROXIES, DATABASE_PREPARED_STATEMENTS, TIME_ZONE. With nothing set the project runs
+in DEBUG on a SQLite file in the project folder.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from config.env import (
     env_int,
     env_list,
     env_origins,
+    env_time_zone,
     jobs_database,
 )
 
@@ -166,7 +167,10 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
-TIME_ZONE = "UTC"
+# The zone pages show times in (stored times stay UTC); rater screens name it beside them.
+TIME_ZONE = env_time_zone("TIME_ZONE", "UTC")
+# Date formats per language (config/formats/<lang>/formats.py): "Jan 5, 14:30", "1月5日 14:30".
+FORMAT_MODULE_PATH = ["config.formats"]
 USE_I18N = True
 USE_TZ = True
 

@@ -10,12 +10,9 @@ from annotate.cards import card_parts, extra_keys
 from annotate.models import Campaign
 from annotate.models.campaigns import DEFAULT_SCALE
 from annotate.selectors_judge import extra_key_used
+from annotate.services.campaigns import RESERVED_SLUGS, CampaignExists, campaign_slug_for
 from annotate.services.manage import SETTINGS_FIELDS
 from annotate.services.scale import LabelSpec
-from annotate.services.slugs import slug_from_name, slug_unique
-
-# Paths under campaigns/ that a campaign slug must not shadow.
-RESERVED_SLUGS = frozenset({"new"})
 
 # The fields a manager edits: one list, the service's (a form field it lacked was dropped).
 
@@ -121,12 +118,13 @@ class CampaignCreateForm(CampaignSettingsForm):
     def clean_slug(self) -> str:
         slug = self.cleaned_data.get("slug")
         if not slug:
-            # Made from the name in any script (transliterated), or random when the name has
-            # nothing to make one from: never a form error for want of Latin letters (issue 20).
-            # A taken one stays an error: the same name sent twice is a double submit.
-            slug = slug_from_name(self.cleaned_data.get("name", ""), max_length=80)
-            if not slug:
-                return slug_unique("", taken=_slug_taken, reserved=RESERVED_SLUGS)
+            # Made from the name in any script (transliterated, numbered when another name
+            # made it first), or random: never a form error for want of Latin letters (issue
+            # 20). The same name sent twice is a double submit, refused.
+            try:
+                return campaign_slug_for(self.cleaned_data.get("name", ""))
+            except CampaignExists as exists:
+                slug = exists.slug
         if slug in RESERVED_SLUGS:
             raise forms.ValidationError(
                 gettext("“%(slug)s” is reserved; choose another slug.") % {"slug": slug}

@@ -69,9 +69,8 @@ def rater_reset_link(request: HttpRequest, slug: str, user_id: int) -> HttpRespo
     mailed = None
     if request.POST.get("send_email") and mail_enabled() and user.email:
         mailed = reset_mail(
-            to=user.email, username=user.get_username(), link=link,
-            sender=request.user.get_username(),
-        )  # fmt: skip
+            user=user, campaign=campaign, link=link, sender=request.user.get_username()
+        )
     context = {
         "campaign": campaign,
         "rater": user,

@@ -21,6 +21,7 @@ from annotate.forms.gold import (
     PurposeForm,
 )
 from annotate.models import Adjudication, Campaign, GoldTask
+from annotate.safecsv import with_bom
 from annotate.selectors import campaign_managed_by
 from annotate.selectors.gold import gold_items
 from annotate.services.gold import (
@@ -38,6 +39,7 @@ from annotate.services.gold_exports import export_gold_answers
 from annotate.services.imports import ImportFailed
 from annotate.services.imports.gold import import_gold
 from annotate.services.imports.gold_sxs import import_sxs_gold
+from annotate.services.preferences import csv_bom_wanted
 
 SHOWN = 500
 
@@ -263,6 +265,8 @@ def gold_answers_export(request: HttpRequest, slug: str) -> HttpResponse:
     if fmt not in ("csv", "jsonl"):
         return HttpResponse(_("Use format csv or jsonl."), status=400, content_type="text/plain")
     export = export_gold_answers(campaign=campaign, fmt=fmt)
-    response = StreamingHttpResponse(export.chunks, content_type=export.content_type)
+    # A mark for Excel on CSV only, as on the other exports (?bom=1, else the preference).
+    chunks = with_bom(export.chunks, fmt == "csv" and csv_bom_wanted(request))
+    response = StreamingHttpResponse(chunks, content_type=export.content_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     return response

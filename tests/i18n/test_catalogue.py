@@ -159,11 +159,39 @@ def script_sentences(code: str) -> list[str]:
     return found
 
 
+# Where a script puts text in front of people: a one-word literal there ("Saved") is a message
+# too, though a one-word literal elsewhere is mostly code ("click", "POST", "Enter").
+_JS_ANY_LITERAL = _JS_LITERAL[:-1] + r"|`(?:[^`\\]|\\.)*`)"
+_JS_SINK = re.compile(
+    r"(?:\.(?:textContent|innerText|title|placeholder|ariaLabel|alt)\s*=(?!=)|"
+    r"setAttribute\(\s*[\"'](?:aria-label|title|placeholder|alt)[\"']\s*,|"
+    r"\b(?:alert|confirm|prompt|createTextNode)\()([^;\n]*)"
+)
+# Operands of a comparison and keys in brackets are code: side === "right", labels["good"].
+_JS_CODE_OPERAND = re.compile(
+    r"(?:===?|!==?)\s*" + _JS_ANY_LITERAL + "|" + _JS_ANY_LITERAL + r"\s*(?:===?|!==?)"
+    r"|\[\s*" + _JS_ANY_LITERAL + r"\s*\]"
+)
+
+
+def script_words_shown(code: str) -> list[str]:
+    """Unwrapped literals with a word in them, even one, put where the page shows them."""
+    code = _JS_MARKED.sub("gettext(", _JS_COMMENT.sub("", code))
+    found = []
+    for sink in _JS_SINK.finditer(code):
+        expression = _JS_CODE_OPERAND.sub(" ", sink.group(1))
+        for literal in re.findall(_JS_ANY_LITERAL, expression):
+            if re.search(r"[A-Za-z]{2,}", re.sub(r"\$\{[^}]*\}", " ", literal)):
+                found.append(literal[1:-1])
+    return found
+
+
 def test_no_script_shows_words_outside_gettext():
     found = [
         f"{path.name}: {text}"
         for path in sorted(SCRIPTS.glob("*.js"))
-        for text in script_sentences(path.read_text(encoding="utf-8"))
+        for scan in (script_sentences, script_words_shown)
+        for text in scan(path.read_text(encoding="utf-8"))
     ]
     assert not found, "Wrap these in gettext():\n" + "\n".join(found)
 
@@ -178,3 +206,13 @@ def test_the_script_scan_finds_bare_words_and_only_those():
         'matchMedia("(prefers-reduced-motion: reduce)");\n'
     )
     assert script_sentences(code) == ["Saved just now", "Left ${side} better"]
+
+
+def test_the_script_scan_finds_one_bare_word_where_it_is_shown():
+    code = (
+        'el.textContent = "Saved";\nbtn.setAttribute("aria-label", "Close");\n'
+        "el.title = done ? gettext('Done') : 'Pending';\n"
+        'el.textContent = side === "left" ? gettext("Left") : gettext("Right");\n'
+        'el.textContent = names["good"]; el.addEventListener("click", go); el.textContent = "";\n'
+    )
+    assert script_words_shown(code) == ["Saved", "Close", "Pending"]

@@ -44,6 +44,20 @@ def test_the_campaigns_language_comes_before_the_browsers_for_its_raters(persona
     assert page.status_code in (403, 404) and page.headers["Content-Language"] == "en"
 
 
+def test_the_campaigns_language_is_for_its_raters_not_its_managers(personas):
+    """The issue: "the campaign's default language for its raters"; a manager of a Chinese
+    campaign whose browser asks for English gets English, on the campaign's own pages too."""
+    Campaign.objects.filter(pk=personas.campaign.pk).update(language="zh-hans")
+    manager = personas.client_for("manager")
+    slug = personas.campaign.slug
+    for url in (reverse("annotate:campaign", args=[slug]), reverse("annotate:home")):
+        assert language_of(manager.get(url, **EN_BROWSER)) == "en", url
+    assert language_of(manager.get(reverse("annotate:home"), **ZH_BROWSER)) == "zh-hans"
+    rater = personas.client_for("rater")
+    judge = reverse("annotate:judge", args=[slug])
+    assert language_of(rater.get(judge, **EN_BROWSER)) == "zh-hans"
+
+
 def test_the_users_choice_comes_first(personas):
     Campaign.objects.filter(pk=personas.campaign.pk).update(language="zh-hans")
     Preferences.objects.create(user=personas.rater, language="en")

@@ -7,8 +7,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import IntegrityError, transaction
 
 from annotate.models import Aggregation, Role
-from annotate.services.campaigns import campaign_create, membership_set
-from annotate.services.slugs import random_slug, slug_from_name
+from annotate.services.campaigns import (
+    CampaignExists,
+    campaign_create,
+    campaign_slug_for,
+    membership_set,
+)
 
 
 class Command(BaseCommand):
@@ -34,11 +38,11 @@ class Command(BaseCommand):
         missing = sorted(set(wanted) - set(found))
         if missing:
             raise CommandError(f"no such user: {', '.join(missing)}")
-        # Any script is transliterated (篮球鞋 -> lanqiuxie); a name with nothing to make a slug
-        # from gets a random one, printed below.
-        slug = options["slug"] or slug_from_name(options["name"]) or random_slug()
         try:
             with transaction.atomic():
+                # Without --slug: made from the name in any script (篮球鞋 -> lanqiuxie),
+                # numbered when another name made it first, random when nothing is left.
+                slug = options["slug"] or campaign_slug_for(options["name"])
                 campaign = campaign_create(
                     name=options["name"],
                     slug=slug,
@@ -47,6 +51,8 @@ class Command(BaseCommand):
                 )
                 for name, role in wanted.items():
                     membership_set(campaign=campaign, user=found[name], role=role)
+        except CampaignExists as exists:  # the same command run twice
+            raise CommandError(str(exists)) from None
         except IntegrityError:
             raise CommandError(f"a campaign with slug {slug!r} already exists") from None
         self.stdout.write(f"Created campaign {campaign.name!r} (slug {campaign.slug}).")

@@ -87,3 +87,42 @@ def test_the_service_and_the_command_transliterate_too(db, capsys):
     assert Campaign.objects.filter(slug="pinggu-diyilun").exists()
     call_command("campaign_create", "🙂")
     assert SLUG.fullmatch(Campaign.objects.get(name="🙂").slug)
+
+
+# By hand: 语言 is yǔ yán, 预演 yù yǎn; without tones both are yuyan.
+SAME_SOUND = ("语言", "预演")
+
+
+def test_two_names_that_sound_alike_get_a_numbered_slug_and_only_a_double_submit_is_refused(
+    staff_client,
+):
+    first, second = SAME_SOUND
+    assert slug_from_name(first) == slug_from_name(second) == "yuyan"
+    new = reverse("annotate:manage_new")
+    assert staff_client.post(new, FORM | {"name": first}).status_code == 302
+    response = staff_client.post(new, FORM | {"name": second})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Campaign.objects.get(name=first).slug == "yuyan"
+    assert Campaign.objects.get(name=second).slug == "yuyan-2"
+    again = staff_client.post(new, FORM | {"name": first})
+    assert again.status_code == 400 and "yuyan” already exists" in again.content.decode()
+    twice = staff_client.post(new, FORM | {"name": second})  # its slug was numbered
+    assert twice.status_code == 400 and "yuyan-2” already exists" in twice.content.decode()
+    assert Campaign.objects.filter(name__in=SAME_SOUND).count() == 2
+
+
+def test_the_service_and_the_command_number_a_slug_another_name_made_first(db):
+    from django.core.management.base import CommandError
+
+    from annotate.services.campaigns import CampaignExists
+
+    first, second = SAME_SOUND
+    assert campaign_create(name=first).slug == "yuyan"
+    assert campaign_create(name=second).slug == "yuyan-2"
+    with pytest.raises(CampaignExists):
+        campaign_create(name=first)
+    call_command("campaign_create", "鱼眼")  # yú yǎn: a third
+    assert Campaign.objects.get(name="鱼眼").slug == "yuyan-3"
+    with pytest.raises(CommandError, match="already exists"):
+        call_command("campaign_create", second)  # run twice
+    assert Campaign.objects.filter(name=second).count() == 1

@@ -108,6 +108,25 @@ def test_the_reset_link_can_be_mailed(personas, settings):
     assert secret in mail.outbox[0].body
 
 
+def test_a_reset_mail_speaks_the_readers_choice_then_the_campaigns_language(personas, settings):
+    from annotate.models import Campaign, Preferences
+
+    settings.EMAIL_ENABLED = True
+    personas.rater.email = "rater@example.com"
+    personas.rater.save()
+    Campaign.objects.filter(pk=personas.campaign.pk).update(language="zh-hans")
+    url = _url(personas, "manage_rater_reset", personas.rater)
+    manager = personas.client_for("manager")
+    manager.post(url, {"send_email": "1"}, HTTP_ACCEPT_LANGUAGE="en")
+    chinese = mail.outbox[-1]
+    assert chinese.subject == "设置新密码"
+    assert "生成了一个设置新密码的链接" in chinese.body and "new password" not in chinese.body
+    Preferences.objects.create(user=personas.rater, language="en")  # the rater chose English
+    manager.post(url, {"send_email": "1"}, HTTP_ACCEPT_LANGUAGE="zh-CN")
+    english = mail.outbox[-1]
+    assert english.subject == "Set a new password" and "生成" not in english.body
+
+
 @pytest.mark.parametrize("persona", ["rater", "other_rater", "other_manager", "outsider"])
 @pytest.mark.parametrize("action", ["manage_rater_reset", "manage_rater_deactivate"])
 def test_only_the_campaigns_managers_reach_its_raters_accounts(personas, persona, action):

@@ -93,3 +93,21 @@ def test_the_preferences_page_is_for_signed_in_users(personas):
     assert response.status_code == 302 and "/login/" in response["Location"]
     page = personas.client_for("rater").get(reverse("annotate:preferences"))
     assert page.status_code == 200 and "byte-order mark" in page.content.decode()
+
+
+def test_the_gold_answers_csv_takes_the_mark_as_the_other_exports_do(personas):
+    client = personas.client_for("manager")
+    url = reverse("annotate:export_gold_answers", kwargs={"slug": "campaign-a"})
+
+    def download(**params) -> bytes:
+        response = client.get(url, params)
+        assert response.status_code == 200
+        return _bytes(response)
+
+    plain = download()
+    assert not plain.startswith(BOM) and plain  # a header row at least
+    marked = download(bom=1)
+    assert marked.startswith(BOM) and marked.decode("utf-8-sig") == plain.decode("utf-8")
+    assert not download(format="jsonl", bom=1).startswith(BOM)  # read by programs
+    client.post(reverse("annotate:preferences"), {"csv_bom": "on"})
+    assert download().startswith(BOM) and not download(bom=0).startswith(BOM)

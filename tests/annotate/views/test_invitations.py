@@ -224,6 +224,20 @@ def test_invitations_can_be_sent_by_email(personas, settings):
     assert secret in message.body
 
 
+def test_an_invitation_mail_speaks_the_campaigns_language_not_the_senders(personas, settings):
+    from annotate.models import Campaign
+
+    settings.EMAIL_ENABLED = True
+    Campaign.objects.filter(pk=personas.campaign.pk).update(language="zh-hans")
+    manager = personas.client_for("manager")  # the manager's own pages stay English
+    _invite(manager, _url(personas), name="王芳", email="wf@example.com", send_email="on")
+    (message,) = mail.outbox
+    assert message.subject == "邀请你加入“Campaign A”"
+    assert "打开这个链接，选择用户名和密码即可加入：" in message.body
+    assert "该链接只能使用一次，有效期至" in message.body
+    assert "Open this link" not in message.body
+
+
 @pytest.mark.parametrize("persona", ["rater", "other_rater", "other_manager", "outsider"])
 def test_only_the_campaigns_managers_see_or_make_invitations(personas, persona):
     client = personas.client_for(persona)
