@@ -12,6 +12,8 @@ class AnnotateConfig(AppConfig):
     verbose_name = _("Annotation")
 
     def ready(self) -> None:
+        from config import checks  # noqa: F401  (registers the deploy checks)
+
         pre_migrate.connect(_sqlite_triggers_off, sender=self)
         post_migrate.connect(_sqlite_triggers_on, sender=self)
         pre_save.connect(_raw_counters, sender="annotate.PoolItem")

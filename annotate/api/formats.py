@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from django.db.models import CharField, Func
 from django.http import StreamingHttpResponse
 from django.utils.http import content_disposition_header
+from django.utils.translation import gettext as _
 from rest_framework.renderers import BaseRenderer
 
 from annotate import safecsv
@@ -23,6 +24,14 @@ from annotate.services.exports import csv_lines
 
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
 _LINES_PER_CHUNK = 1000
+# Every row of a CSV answer has every column any row has. Documents may each carry up to 100
+# extra keys of their own, so a page of 5,000 could ask for 500,000 columns in each of 5,000
+# rows, all in memory: past this many the answer is a 400 instead.
+MAX_CSV_COLUMNS = 1000
+
+
+class TooManyColumns(ValueError):
+    pass
 
 
 class IsoTime(Func):
@@ -61,7 +70,17 @@ class CSVRenderer(BaseRenderer):
     def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
         view = (renderer_context or {}).get("view")
         rows = table_of(data, getattr(view, "csv_key", "results"))
-        return rows_to_csv(rows).encode("utf-8")
+        try:
+            return rows_to_csv(rows, MAX_CSV_COLUMNS).encode("utf-8")
+        except TooManyColumns as exc:
+            # The view has answered by now, so its exception handler is past: the renderer
+            # turns its own answer into the API's usual JSON 400.
+            response = (renderer_context or {}).get("response")
+            if response is None:
+                raise
+            response.status_code = 400
+            response["Content-Type"] = "application/json"
+            return json.dumps({"detail": str(exc)}, ensure_ascii=False).encode("utf-8")
 
 
 class TrecRenderer(BaseRenderer):
@@ -98,13 +117,23 @@ def flatten(row: dict, prefix: str = "") -> dict:
     return out
 
 
-def rows_to_csv(rows: Sequence[dict]) -> str:
+def rows_to_csv(rows: Sequence[dict], max_columns: int = MAX_CSV_COLUMNS) -> str:
+    """The rows as CSV under one header: every column any row has, in first-seen order.
+    TooManyColumns past ``max_columns``, found before any row is written out."""
     flat = [flatten(dict(row)) for row in rows]
     # A dict keeps the first-seen order and answers "seen?" in constant time; a list made
     # this quadratic in the number of columns (a document with 10^6 extra keys took minutes).
     columns: dict[str, None] = {}
     for row in flat:
         columns.update(dict.fromkeys(row))
+        if len(columns) > max_columns:
+            raise TooManyColumns(
+                _(
+                    "This table would have more than %(n)s CSV columns (its rows' fields "
+                    "differ): ask for JSON, or for fewer rows with page_size."
+                )
+                % {"n": f"{max_columns:,}"}
+            )
     header = list(columns)
     buffer = io.StringIO()
     writer = safecsv.writer(buffer)

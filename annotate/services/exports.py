@@ -12,7 +12,6 @@ the command).
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -23,8 +22,8 @@ from urllib.parse import quote
 from django.db.models import CharField, Value
 from django.utils.text import slugify
 
+from annotate import safecsv
 from annotate.models import Campaign, Grade, LabelSource, Verdict
-from annotate.safecsv import safe_cell, safe_row
 from annotate.selectors.real import excluded_raters, real_grades, real_verdicts
 from annotate.services.aggregation import QrelsStream, qrels_stream, source_qrels_stream
 
@@ -257,17 +256,15 @@ class _Line:
 def csv_lines(fields: Sequence[str], rows: Iterable[tuple]) -> Iterator[str]:
     """A header row, then one row per tuple. Empty cell for a missing value, true/false for
     flags, the exact shortest text for real numbers ("3" for 3.0), ISO 8601 for times."""
-    writer = csv.writer(_Line())
-    yield writer.writerow(safe_row(fields))
+    # The project's one CSV writer (annotate.safecsv): text is neutralised against spreadsheet
+    # formulas; the converted values are numbers, true/false or times, which stay as they are.
+    writer = safecsv.writer(_Line())
+    yield writer.writerow(fields)
     # csv.writer already writes None as an empty cell and str and int as they are; only
     # these types need a conversion, decided per value by an exact type lookup (cheap).
     convert = {bool: _csv_bool, float: format_real, datetime: datetime.isoformat}
     for row in rows:
-        # Text is neutralised against spreadsheet formulas (annotate.safecsv); the converted
-        # types never start with a formula character, bar a negative float, which stays a number.
-        yield writer.writerow(
-            [convert[type(v)](v) if type(v) in convert else safe_cell(v) for v in row]
-        )
+        yield writer.writerow([convert[type(v)](v) if type(v) in convert else v for v in row])
 
 
 def jsonl_lines(fields: Sequence[str], rows: Iterable[tuple]) -> Iterator[str]:

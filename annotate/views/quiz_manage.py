@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -65,7 +66,10 @@ def quiz_results(request: HttpRequest, slug: str) -> HttpResponse:
 def quiz_settings(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_managed_by(request.user, slug)
     form = QuizSettingsForm(request.POST)
-    comparison_id = form.fields["comparison"].clean(request.POST.get("comparison") or None)
+    try:  # the scope first: a bad form is shown in its own scope's section
+        comparison_id = form.fields["comparison"].clean(request.POST.get("comparison") or None)
+    except ValidationError:
+        raise Http404("No such comparison") from None
     scope = _scope(campaign, comparison_id)
     if not form.is_valid():
         messages.error(request, _("The quiz settings were not changed: check the fields marked."))

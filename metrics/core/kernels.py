@@ -18,6 +18,17 @@ import numpy as np
 
 Gain = str | Mapping[float, float]
 
+
+class GradesTooLarge(ValueError):
+    """A grade whose gain or ERR's 2^g is no float (stored before grades were bounded, or
+    given to the library directly): the measure is refused, not an overflow. ``grade`` is the
+    largest grade in question."""
+
+    def __init__(self, message: str, grade: float) -> None:
+        super().__init__(message)
+        self.grade = grade
+
+
 GAINS = ("linear", "exponential")
 DISCOUNTS = ("log2", "jarvelin")
 
@@ -69,9 +80,10 @@ def _finite_sums(gains: np.ndarray, grades: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         total = np.abs(gains).sum()
     if not np.isfinite(total):
-        raise ValueError(
+        raise GradesTooLarge(
             f"grades up to {np.max(grades):g} give gains too large to add up (a float "
-            "overflows); use grades of a smaller scale or the linear gain"
+            "overflows); use grades of a smaller scale or the linear gain",
+            float(np.max(grades)),
         )
     return gains
 
@@ -234,7 +246,9 @@ def err_at(
     if grades.max() > max_grade:
         raise ValueError(f"ERR: a grade {grades.max():g} is above the top grade {max_grade:g}")
     if max_grade >= 1024:  # 2^max_grade is no longer a float
-        raise ValueError(f"ERR: the top grade {max_grade:g} is too large (2^g overflows)")
+        raise GradesTooLarge(
+            f"ERR: the top grade {max_grade:g} is too large (2^g overflows)", float(max_grade)
+        )
     kmax = max(cutoffs)
     keep = rank < kmax
     if not keep.any():

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -111,3 +113,25 @@ def test_export_gsb_command_neutralises(personas, monkeypatch):
     call_command("export_gsb", "--campaign", "campaign-a", "--comparison", "cmp", stdout=out)
     assert out.getvalue() == "name,'=1+1\n"
     assert Grade.objects.count() == 0
+
+
+# The project's code, where a CSV writer could be made.
+PACKAGES = ("annotate", "metrics", "llmjudge", "jobs", "config")
+# A call of csv's writers, or an import of them under another name (prose naming them is fine).
+RAW_WRITER = re.compile(
+    r"\bcsv\.(writer|DictWriter)\(|^\s*from csv import .*\b(writer|DictWriter)\b"
+)
+
+
+def test_no_csv_is_written_but_through_the_safe_module():
+    """Every CSV goes through annotate.safecsv, so a new export cannot forget the formulas."""
+    root = Path(__file__).resolve().parents[2]
+    found = [
+        f"{path.relative_to(root)}:{n}"
+        for package in PACKAGES
+        for path in sorted((root / package).rglob("*.py"))
+        if path != root / "annotate" / "safecsv.py"
+        for n, line in enumerate(path.read_text().splitlines(), start=1)
+        if RAW_WRITER.search(line.split("#", 1)[0])
+    ]
+    assert found == [], found

@@ -18,7 +18,9 @@ from django.urls import reverse
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from annotate.models import Label
+from annotate.models import Comparison, Label
+from llmjudge.models import ModelJudge
+from llmjudge.prompt import DEFAULT_TEMPLATE
 from tests.api.conftest import api_client_for
 
 # The issue's hostile inputs are explicit examples and always run; the generated ones come on
@@ -210,8 +212,9 @@ def test_the_sxs_json_endpoint_never_answers_5xx(personas, data, body):
 
 # ---------------------------------------------------------------------------------------------
 # Every other upload: the web import form (every kind), the API's run upload, a competitor's
-# ranking and a behaviour log (the label sources page), the invitations' bulk list. (There is
-# no gold upload: gold tasks are not built.) The hostile text goes in the file and in the names.
+# ranking and a behaviour log (the label sources page), the invitations' bulk list, and the gold
+# page's two files (graded gold as CSV or qrels, side-by-side gold as CSV). The hostile text
+# goes in the file and in the names.
 
 WEB_IMPORTS = [*UPLOADS, ("run", "r.trec", "q1 Q0 d1 1 1.0 tag\n", {"name": "{}"})]
 
@@ -232,6 +235,19 @@ def _sources(client, action, name, content, extra):
     return client.post(url, data)
 
 
+def _gold_import(client, purpose, name, content, extra):
+    url = reverse("annotate:gold_import", kwargs={"slug": "campaign-a"})
+    data = {"purpose": purpose, "file": SimpleUploadedFile(name, content), **extra}
+    return client.post(url, data)
+
+
+def _gold_task_import(client, purpose, name, content, extra):
+    url = reverse("annotate:gold_task_import", kwargs={"slug": "campaign-a"})
+    comparison = Comparison.objects.get(campaign__slug="campaign-a")
+    data = {"purpose": purpose, "comparison": comparison.pk, **extra}
+    return client.post(url, data | {"file": SimpleUploadedFile(name, content)})
+
+
 def _invitations(client, kind, name, content, extra):
     url = reverse("annotate:manage_invitations_bulk", kwargs={"slug": "campaign-a"})
     data = {"role": "rater", "days": 7, **extra}
@@ -239,6 +255,9 @@ def _invitations(client, kind, name, content, extra):
         data["upload"] = SimpleUploadedFile(name, content)
     return client.post(url, data)
 
+
+GOLD_HEADER = "query,document,label,explanation\n"
+SXS_GOLD_HEADER = "query,verdict,explanation\n"
 
 # (who posts, how, kind, file name, file content with {} for the text, form fields)
 OTHER_UPLOADS = [
@@ -267,6 +286,17 @@ OTHER_UPLOADS = [
     ),
     ("web", _invitations, "invite", "p.csv", "name,email\n{},x@example.com\n", {}),
     ("web", _invitations, "invite", "p.txt", "", {"people": "{}\nok@example.com"}),
+    ("web", _gold_import, "honeypot", "g.csv", f"{GOLD_HEADER}q1,d1,Good,{{}}\n", {}),
+    ("web", _gold_import, "honeypot", "g.csv", f"{GOLD_HEADER}q1,{{}},Good,x\n", {}),
+    ("web", _gold_import, "quiz", "g.csv", f"{GOLD_HEADER}q1,d1,{{}},x\n", {}),
+    ("web", _gold_import, "honeypot", "g.csv", f"{GOLD_HEADER}q1,d1,1..{{}},x\n", {}),
+    ("web", _gold_import, "honeypot", "g.qrels", "q1 0 d1 {}\n", {}),
+    ("web", _gold_import, "honeypot", "g.qrels", "q1 0 d1 2\n", {"purpose": "{}"}),
+    ("web", _gold_task_import, "honeypot", "s.csv", f"{SXS_GOLD_HEADER}s1,G,{{}}\n", {}),
+    ("web", _gold_task_import, "quiz", "s.csv", f"{SXS_GOLD_HEADER}{{}},G,x\n", {}),
+    ("web", _gold_task_import, "quiz", "s.csv", f"{SXS_GOLD_HEADER}s1,{{}},x\n", {}),
+    ("web", _gold_task_import, "quiz", "s.csv", "query,verdict,position\ns1,G,{}\n", {}),
+    ("web", _gold_task_import, "quiz", "s.csv", "s1,G,x\n", {"comparison": "{}"}),
 ]
 
 
@@ -386,16 +416,66 @@ def _sxs_page_url(data) -> str:
     return reverse("annotate:sxs_api", kwargs=kwargs)
 
 
-# (persona, url or a function of the data, a valid body's maker)
+def _gold_item_body(personas, data, client) -> dict:
+    good = Label.objects.get(campaign=personas.campaign, name="Good").pk
+    return {
+        "item": data.item.pk,
+        "label": good,
+        "accepted": [good],
+        "low": 1,
+        "high": 2,
+        "explanation": "why",
+        "purpose": "honeypot",
+    }
+
+
+def _gold_task_body(personas, data, client) -> dict:
+    task = data.comparison.tasks.filter(identical=False).order_by("pk").first().pk
+    return {"task": task, "value": "G", "explanation": "why", "purpose": "quiz"}
+
+
+def _quiz_body(personas, data, client) -> dict:
+    return {"required": False, "items": 3, "pass_percent": 80, "attempts": 2}
+
+
+def _grant_body(personas, data, client) -> dict:
+    return {"rater": personas.rater.pk}
+
+
+def _standing_body(personas, data, client) -> dict:
+    return {"note": "too fast"}
+
+
+def _comparison_url(tail: str):
+    return lambda d: f"/api/v1/comparisons/{d.comparison.pk}/{tail}"
+
+
+def _standing_url(action: str):
+    return lambda d: f"/api/v1/campaigns/campaign-a/raters/{d.grade.rater_id}/{action}/"
+
+
+# (persona, url or a function of the data, a valid body's maker, method)
 JSON_ENDPOINTS = [
-    ("rater", "/api/v1/grades/", _grade_body),
-    ("rater", "/api/v1/verdicts/", _verdict_body),
-    ("rater", "/api/v1/campaigns/campaign-a/queue/skip/", _skip_body),
-    ("rater", lambda d: f"/api/v1/comparisons/{d.comparison.pk}/queue/skip/", _sxs_skip_body),
-    ("manager", "/api/v1/campaigns/", _campaign_body),
-    ("manager", "/api/v1/comparisons/", _comparison_body),
-    ("rater", "/judge/campaign-a/api/judgments/", _judge_body),
-    ("rater", _sxs_page_url, _sxs_page_body),
+    ("rater", "/api/v1/grades/", _grade_body, "post"),
+    ("rater", "/api/v1/verdicts/", _verdict_body, "post"),
+    ("rater", "/api/v1/campaigns/campaign-a/queue/skip/", _skip_body, "post"),
+    ("rater", _comparison_url("queue/skip/"), _sxs_skip_body, "post"),
+    ("manager", "/api/v1/campaigns/", _campaign_body, "post"),
+    ("manager", "/api/v1/comparisons/", _comparison_body, "post"),
+    ("rater", "/judge/campaign-a/api/judgments/", _judge_body, "post"),
+    ("rater", _sxs_page_url, _sxs_page_body, "post"),
+    ("manager", "/api/v1/campaigns/campaign-a/gold/", _gold_item_body, "post"),
+    ("manager", _comparison_url("gold/"), _gold_task_body, "post"),
+    ("manager", "/api/v1/campaigns/campaign-a/quiz/", _quiz_body, "patch"),
+    ("manager", _comparison_url("quiz/"), _quiz_body, "patch"),
+    ("manager", "/api/v1/campaigns/campaign-a/quiz/grants/", _grant_body, "post"),
+    ("manager", _comparison_url("quiz/grants/"), _grant_body, "post"),
+    ("manager", _standing_url("pause"), _standing_body, "post"),
+    ("manager", _standing_url("exclude"), _standing_body, "post"),
+]
+JSON_IDS = [
+    *("grades", "verdicts", "skip", "sxs-skip", "campaigns", "comparisons", "judge", "sxs"),
+    *("gold", "sxs-gold", "quiz", "sxs-quiz", "grant", "sxs-grant", "pause", "exclude"),
 ]
 
 
@@ -405,11 +485,7 @@ def _hostile_bodies():
     return st.tuples(st.integers(min_value=0, max_value=9) | st.none(), raw)
 
 
-@pytest.mark.parametrize(
-    ("persona", "url", "body_of"),
-    JSON_ENDPOINTS,
-    ids=["grades", "verdicts", "skip", "sxs-skip", "campaigns", "comparisons", "judge", "sxs"],
-)
+@pytest.mark.parametrize(("persona", "url", "body_of", "method"), JSON_ENDPOINTS, ids=JSON_IDS)
 @FUZZ
 @given(hostile=_hostile_bodies())
 @example(hostile=(1, '"\\u0000"'))
@@ -421,7 +497,7 @@ def _hostile_bodies():
 @example(hostile=(None, '"a\\rb"'))
 @example(hostile=(3, '"' + "y" * 100_000 + '"'))
 def test_every_json_field_of_every_json_endpoint_is_refused_or_taken_never_a_5xx(
-    personas, data, persona, url, body_of, hostile
+    personas, data, persona, url, body_of, method, hostile
 ):
     api = url if isinstance(url, str) else url(data)
     client = (
@@ -430,30 +506,25 @@ def test_every_json_field_of_every_json_endpoint_is_refused_or_taken_never_a_5xx
         else personas.client_for(persona)
     )
     with _rolled_back():
-        _post_hostile_field(
-            client, api, body_of(personas, data, api_client_for(personas, persona)), hostile
-        )
+        body = body_of(personas, data, api_client_for(personas, persona))
+        _post_hostile_field(getattr(client, method), api, body, hostile)
 
 
-def _post_hostile_field(client, api: str, body: dict, hostile: tuple) -> None:
+def _post_hostile_field(send, api: str, body: dict, hostile: tuple) -> None:
     keys = list(body)
     which, raw = hostile
     key = keys[which % len(keys)] if which is not None else "x"
     body[key] = HOSTILE
     text = json.dumps(body).replace(f'"{HOSTILE}"', raw)
     before = _snapshot()
-    response = client.post(api, text, content_type="application/json")
+    response = send(api, text, content_type="application/json")
     assert response.status_code < 500, response.content[:300]
     if response.status_code >= 400:
         assert _snapshot() == before, (key, raw[:40])
 
 
-@pytest.mark.parametrize(
-    ("persona", "url", "body_of"),
-    JSON_ENDPOINTS,
-    ids=["grades", "verdicts", "skip", "sxs-skip", "campaigns", "comparisons", "judge", "sxs"],
-)
-def test_the_fuzzed_bodies_are_taken_as_they_are(personas, data, persona, url, body_of):
+@pytest.mark.parametrize(("persona", "url", "body_of", "method"), JSON_ENDPOINTS, ids=JSON_IDS)
+def test_the_fuzzed_bodies_are_taken_as_they_are(personas, data, persona, url, body_of, method):
     """Without the hostile field each body is taken, so the fuzz reaches past the first check."""
     api = url if isinstance(url, str) else url(data)
     client = (
@@ -462,5 +533,113 @@ def test_the_fuzzed_bodies_are_taken_as_they_are(personas, data, persona, url, b
         else personas.client_for(persona)
     )
     body = body_of(personas, data, api_client_for(personas, persona))
-    response = client.post(api, json.dumps(body), content_type="application/json")
+    response = getattr(client, method)(api, json.dumps(body), content_type="application/json")
     assert response.status_code in (200, 201), response.content[:300]
+
+
+# ---------------------------------------------------------------------------------------------
+# The manager's web forms that came after the first pass: a model judge's (new, saved and
+# previewed), and the gold and quiz pages' forms. One field of a form the page would take (or
+# a new one) carries a hostile text.
+
+
+def _judge_form(personas, data) -> dict:
+    return {
+        "name": "gpt", "base_url": "http://127.0.0.1:9/v1", "model": "m-1",
+        "api_key_env": "LLMJUDGE_KEY_OPENAI", "temperature": "0", "samples": "1",
+        "max_concurrency": "2", "requests_per_minute": "60", "max_requests": "100",
+        "max_tokens": "100000", "max_output_tokens": "100", "timeout_seconds": "30",
+        "scope": "pool", "query_ids": "q1", "examples": "0", "template": DEFAULT_TEMPLATE,
+    }  # fmt: skip
+
+
+def _saved_judge_form(action: str):
+    def body(personas, data) -> dict:
+        form = _judge_form(personas, data)
+        fields = {k: v for k, v in form.items() if k not in ("base_url", "query_ids")}
+        ModelJudge.objects.create(campaign=personas.campaign, base_url=form["base_url"], **fields)
+        return form | {"action": action}
+
+    return body
+
+
+def _gold_mark_form(personas, data) -> dict:
+    labels = Label.objects.filter(campaign=personas.campaign)
+    good = labels.get(name="Good").pk
+    return {
+        "query": "q1", "document": "d1", "label": good, "also": [good],
+        "explanation": "why", "purpose": "honeypot",
+    }  # fmt: skip
+
+
+def _gold_task_form(personas, data) -> dict:
+    return {
+        "comparison": data.comparison.pk, "query": "s1", "position": "", "value": "G",
+        "explanation": "why", "purpose": "quiz",
+    }  # fmt: skip
+
+
+def _quiz_form(personas, data) -> dict:
+    return {
+        "comparison": data.comparison.pk, "quiz_required": "", "quiz_items": "3",
+        "quiz_pass_percent": "80", "quiz_attempts": "2",
+    }  # fmt: skip
+
+
+def _quiz_grant_form(personas, data) -> dict:
+    return {"comparison": data.comparison.pk, "rater": personas.rater.pk}
+
+
+# (the page's url name, the maker of a form it takes)
+FORMS = [
+    ("llmjudge:judges", _judge_form),
+    ("llmjudge:judge", _saved_judge_form("save")),
+    ("llmjudge:judge", _saved_judge_form("preview")),
+    ("annotate:gold_mark", _gold_mark_form),
+    ("annotate:gold_task_mark", _gold_task_form),
+    ("annotate:manage_quiz_settings", _quiz_form),
+    ("annotate:quiz_grant", _quiz_grant_form),
+    ("annotate:gold_share", lambda personas, data: {"share": "0.2"}),
+]
+FORM_IDS = [
+    *("judge-new", "judge-save", "judge-preview"),
+    *("gold", "gold-task", "quiz", "grant", "share"),
+]
+
+
+def _form_url(name: str) -> str:
+    args = ["campaign-a", "gpt"] if name == "llmjudge:judge" else ["campaign-a"]
+    return reverse(name, args=args)
+
+
+@pytest.mark.parametrize(("name", "form_of"), FORMS, ids=FORM_IDS)
+@FUZZ
+@given(
+    which=st.integers(min_value=0, max_value=20) | st.none(),
+    text=st.sampled_from(HOSTILE_TEXT + HOSTILE_JSON_VALUES) | st.text(max_size=40),
+)
+@example(which=0, text="\x00")
+@example(which=1, text="9" * 5_000)
+@example(which=2, text="1e400")
+@example(which=3, text="NaN")
+@example(which=4, text="-1")
+@example(which=5, text="x" * 30_000)
+@example(which=0, text="99999999999999999999")
+@example(which=None, text="\r")
+def test_every_field_of_the_later_forms_is_refused_or_taken_never_a_5xx(
+    personas, data, name, form_of, which, text
+):
+    client = personas.client_for("manager")
+    with _rolled_back():
+        form = form_of(personas, data)
+        keys = list(form)
+        form[keys[which % len(keys)] if which is not None else "x"] = text
+        _post_and_check(lambda: client.post(_form_url(name), form), text)
+
+
+@pytest.mark.parametrize(("name", "form_of"), FORMS, ids=FORM_IDS)
+def test_the_fuzzed_forms_are_taken_as_they_are(personas, data, name, form_of):
+    """Without the hostile field each form is taken, so the fuzz reaches past the first check."""
+    response = personas.client_for("manager").post(_form_url(name), form_of(personas, data))
+    assert response.status_code in (200, 302), response.content[:300]
+    assert b'class="error' not in response.content, response.content.decode()[:2000]

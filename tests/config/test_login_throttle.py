@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
+from config.auth import client_address
 from tests.conftest import PASSWORD, PERSONA_NAMES
 
 LIMIT = settings.AXES_FAILURE_LIMIT
@@ -121,3 +122,40 @@ def test_a_superuser_unlocks_anyone_in_the_admin(personas):
     url = reverse("admin:axes_accessattempt_delete", args=[attempt.pk])
     assert client.post(url, {"post": "yes"}).status_code == 302
     assert not AccessAttempt.objects.filter(username="other_rater").exists()
+
+
+# Behind reverse proxies (API_TRUSTED_PROXIES): the visitor is the address that many hops from
+# the end of X-Forwarded-For; the hops before it are the visitor's own writing.
+
+
+@pytest.mark.parametrize(
+    ("proxies", "forwarded", "expected"),
+    [
+        (0, "203.0.113.7", "10.0.0.1"),  # no proxy trusted: the header is anyone's to write
+        (1, "203.0.113.7", "203.0.113.7"),
+        (1, "6.6.6.6, 203.0.113.7", "203.0.113.7"),  # the visitor wrote 6.6.6.6 themselves
+        (2, "6.6.6.6, 203.0.113.7, 10.0.0.2", "203.0.113.7"),
+        (2, "203.0.113.7", "203.0.113.7"),  # fewer hops than proxies: the first one
+        (1, None, "10.0.0.1"),  # no header: the connection's address
+    ],
+)
+def test_client_address_counts_the_trusted_proxies_from_the_end(
+    settings, rf, proxies, forwarded, expected
+):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": proxies}
+    extra = {"HTTP_X_FORWARDED_FOR": forwarded} if forwarded else {}
+    request = rf.post("/login/", REMOTE_ADDR="10.0.0.1", **extra)
+    assert client_address(request) == expected
+
+
+def test_behind_a_trusted_proxy_one_visitors_failures_lock_only_their_address(personas, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    proxy = {"REMOTE_ADDR": "10.0.0.1"}
+    attacker = Client(HTTP_X_FORWARDED_FOR="203.0.113.66", **proxy)
+    for i in range(LIMIT):
+        attacker.post("/login/", {"username": f"nobody{i}", "password": "wrong"})
+    locked = attacker.post("/login/", {"username": "manager", "password": PASSWORD})
+    assert locked.status_code == 429
+    visitor = Client(HTTP_X_FORWARDED_FOR="198.51.100.5", **proxy)
+    response = visitor.post("/login/", {"username": "manager", "password": PASSWORD})
+    assert response.status_code == 302

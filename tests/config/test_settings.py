@@ -18,6 +18,7 @@ def run_check(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     base.pop("ALLOWED_HOSTS", None)
     base.pop("CSRF_TRUSTED_ORIGINS", None)
     base.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    base.pop("API_TRUSTED_PROXIES", None)
     return subprocess.run(
         [sys.executable, "manage.py", "check", *args],
         cwd=ROOT,
@@ -87,13 +88,24 @@ def test_it_requires_allowed_hosts_in_production():
 
 def test_check_deploy_is_clean_with_production_values():
     result = run_check(
-        production(CSRF_TRUSTED_ORIGINS="https://judge.example.com"),
+        production(CSRF_TRUSTED_ORIGINS="https://judge.example.com", API_TRUSTED_PROXIES="1"),
         "--deploy",
         "--fail-level",
         "WARNING",
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_check_deploy_warns_when_no_proxy_is_trusted():
+    """Behind the README's proxy, 0 trusted proxies makes every visitor one address: five
+    wrong passwords from anyone would lock everyone's sign-in out."""
+    env = production(CSRF_TRUSTED_ORIGINS="https://judge.example.com")
+    result = run_check(env, "--deploy", "--fail-level", "WARNING")
+    assert result.returncode != 0
+    assert "config.W001" in result.stderr and "API_TRUSTED_PROXIES" in result.stderr
+    warned = run_check(env, "--deploy")  # a warning, not an error: the server still starts
+    assert warned.returncode == 0, warned.stderr
 
 
 def test_database_url_selects_postgresql():

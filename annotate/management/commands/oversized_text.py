@@ -1,5 +1,7 @@
 """List the stored text above the current input limits (settings.INPUT_LIMITS): rows imported
 before a limit existed, or while it was higher. They stay as they are; raters see them clamped.
+Also the grades beyond ±grade_abs (a label of a scale, a label source's label): the score pages
+refuse to score them and point here.
 
     python manage.py oversized_text [--campaign SLUG]
 
@@ -15,7 +17,7 @@ from django.db.models import Q
 from django.db.models.functions import Length
 
 from annotate import inputs
-from annotate.models import Document, LabelSource, Query, Run, System
+from annotate.models import Document, Label, LabelSource, Query, Run, SourceLabel, System
 
 # (model, field, limit name, how a row is named)
 CHECKS = [
@@ -50,6 +52,7 @@ class Command(BaseCommand):
                     f"{length} characters\tlimit {maximum}"
                 )
         found += self._extra(options["campaign"])
+        found += self._grades(options["campaign"])
         self.stderr.write(f"{found} value(s) above the limits.")
 
     def _extra(self, campaign: str | None) -> int:
@@ -69,3 +72,29 @@ class Command(BaseCommand):
                     f"limit {max_keys} keys, {max_bytes} bytes"
                 )
         return found
+
+    def _grades(self, campaign: str | None) -> int:
+        bound = inputs.limit("grade_abs")
+        beyond = Q(grade__gt=bound) | Q(grade__lt=-bound)
+        labels = Label.objects.filter(beyond)
+        sourced = SourceLabel.objects.filter(beyond)
+        if campaign:
+            labels = labels.filter(campaign__slug=campaign)
+            sourced = sourced.filter(source__campaign__slug=campaign)
+        rows = [
+            (slug, "label", name, grade)
+            for slug, name, grade in labels.values_list("campaign__slug", "name", "grade")
+        ]
+        rows += [
+            (slug, "source label", f"{source[:80]}: {query[:80]}/{document[:80]}", grade)
+            for slug, source, query, document, grade in sourced.values_list(
+                "source__campaign__slug",
+                "source__name",
+                "query__external_id",
+                "document__external_id",
+                "grade",
+            ).iterator()
+        ]
+        for slug, kind, name, grade in rows:
+            self.stdout.write(f"{slug}\t{kind}\t{name}\tgrade\t{grade:g}\tlimit ±{bound:,}")
+        return len(rows)

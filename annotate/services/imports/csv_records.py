@@ -14,7 +14,7 @@ from annotate.services.imports.common import Fields
 
 def header_names(header: str, required: Sequence[str], line: int, fields: Fields) -> list[str]:
     """The header's column names; refused, naming ``line``, if a required one is missing."""
-    names = [name.strip().casefold() for name in next(csv.reader([header]), [])]
+    names = [name.strip().casefold() for name in _row(header, line, fields)]
     missing = [name for name in required if name not in names]
     if missing:
         raise fields.fail(
@@ -30,7 +30,7 @@ def records(
     for line, text in lines:
         if not text.strip():
             continue
-        row = next(csv.reader([text]))
+        row = _row(text, line, fields)
         if len(row) != len(names):
             raise fields.fail(
                 line,
@@ -38,3 +38,12 @@ def records(
                 % {"n": len(names), "found": len(row)},
             )
         yield line, dict(zip(names, row, strict=True))
+
+
+def _row(text: str, line: int, fields: Fields) -> list[str]:
+    """One line's fields. A CR inside a line or a field over the csv module's size limit is
+    csv.Error, which is the file's fault: refused naming the line, never a 500."""
+    try:
+        return next(csv.reader([text]), [])
+    except csv.Error as exc:
+        raise fields.fail(line, _("bad CSV (%(exc)s)") % {"exc": exc}) from None

@@ -30,6 +30,7 @@ from metrics.reports.forms import ScoresForm
 from metrics.reports.paired import baseline_first, paired_context
 from metrics.reports.presenting import age_text, basis_text, csv_response
 from metrics.reports.snapshot_charts import display_name, in_this_language
+from metrics.reports.views.too_large import grades_checked
 from metrics.selectors.baselines import declared_pair, production_systems
 from metrics.selectors.drilldown import query_drilldown
 from metrics.selectors.queries import campaign_query, queries_by_external_id
@@ -139,6 +140,7 @@ def _download(request: HttpRequest, page: _Page, downloads: Downloads, notes: li
 
 @login_required
 @require_GET
+@grades_checked
 def systems(request: HttpRequest, slug: str) -> HttpResponse:
     page = _page(request, slug, "metrics/systems.html", light=False)
     if isinstance(page, HttpResponse):
@@ -196,6 +198,7 @@ def _by_rule(request: HttpRequest, page: _Page, settings) -> dict:
 
 @login_required
 @require_GET
+@grades_checked
 def compare(request: HttpRequest, slug: str) -> HttpResponse:
     page = _page(request, slug, "metrics/compare.html", light=False)
     if isinstance(page, HttpResponse):
@@ -267,6 +270,7 @@ def _comparison(
 
 @login_required
 @require_GET
+@grades_checked
 def queries(request: HttpRequest, slug: str) -> HttpResponse:
     page = _page(request, slug, "metrics/queries.html", light=False)
     if isinstance(page, HttpResponse):
@@ -301,6 +305,7 @@ def queries(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_GET
+@grades_checked
 def query_detail(request: HttpRequest, slug: str, query_id: int) -> HttpResponse:
     page = _page(request, slug, "metrics/query.html", light=False)
     if isinstance(page, HttpResponse):

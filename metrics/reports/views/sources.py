@@ -28,6 +28,7 @@ from metrics.reports import charts
 from metrics.reports.forms_sources import CompetitorForm, DeriveForm, LogForm, SourcesSettingsForm
 from metrics.reports.presenting import csv_response, rule_name
 from metrics.reports.source_words import describe, display_names, kind_label
+from metrics.reports.views.too_large import grades_checked
 from metrics.services.label_sources import RATERS, SourcesReport, SourceSummary, sources_report
 from metrics.services.label_sources_raters import flips
 
@@ -36,6 +37,7 @@ DOWNLOADS = ("scores", "agreement", "confusion", "orders", "raters")
 
 @login_required
 @require_GET
+@grades_checked
 def sources(request: HttpRequest, slug: str) -> HttpResponse:
     """?k= (cut-off), ?aggregation= (the raters' rule), ?download=scores|agreement|...."""
     campaign = campaign_managed_by(request.user, slug)

@@ -7,9 +7,10 @@ import io
 
 import numpy as np
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
-from annotate.models import LabelSource, SourceLabel
+from annotate.models import Label, LabelSource, SourceLabel
 from annotate.services.imports import ImportFailed
 from annotate.services.imports.qrels import import_qrels
 from metrics.core import kernels
@@ -118,3 +119,62 @@ def test_a_label_scale_grade_beyond_the_bound_is_refused(personas, grade):
         scale_save(campaign=campaign, labels=labels, relevant_from=2.0)
     assert "must lie between -1,000 and 1,000" in str(caught.value.args[0])
     assert sorted(campaign.labels.values_list("grade", flat=True)) == [1.0, 2.0, 3.0]
+
+
+# Grades stored before grades were bounded (a scale saved, or qrels imported, earlier): the
+# score pages say which grade and where to look (409), the API a JSON 400, never a 500.
+
+
+def _pages(world) -> list[str]:
+    kwargs = {"slug": "campaign-a"}
+    return [
+        reverse("metrics:systems", kwargs=kwargs),
+        reverse("metrics:compare", kwargs=kwargs),
+        reverse("metrics:queries", kwargs=kwargs),
+        reverse("metrics:query", kwargs={**kwargs, "query_id": world.queries[0].pk}),
+        reverse("metrics:sources", kwargs=kwargs),
+    ]
+
+
+def _store_top_grade(campaign, grade: float) -> Label:
+    top = campaign.labels.order_by("-grade").first()
+    Label.objects.filter(pk=top.pk).update(grade=grade)  # past scale_save's bound, as of old
+    return top
+
+
+# 1e308: the linear gains add up to more than a float (every page). 5,000: ERR's 2^5000 is no
+# float (the four score pages; the sources page computes no ERR).
+@pytest.mark.parametrize(("grade", "shown", "pages"), [(1e308, "1e+308", 5), (5000.0, "5000", 4)])
+def test_a_stored_grade_beyond_the_bound_gives_a_clear_page_not_a_500(
+    personas, world, grade, shown, pages
+):
+    _store_top_grade(personas.campaign, grade)
+    client = personas.client_for("manager")
+    for page in _pages(world)[:pages]:
+        response = client.get(page)
+        assert response.status_code == 409, (page, response.status_code)
+        text = response.content.decode()
+        assert f"A stored grade ({shown}) is too large to score" in text, page
+        assert "between -1,000 and 1,000" in text and "oversized_text" in text
+    api = api_client_for(personas, "manager")
+    response = api.get("/api/v1/campaigns/campaign-a/scores/")
+    assert response.status_code == 400 and "too large" in response.json()["detail"]
+
+
+def test_oversized_text_lists_the_grades_beyond_the_bound(personas, world):
+    top = _store_top_grade(personas.campaign, 5000.0)
+    import_qrels(
+        campaign=personas.campaign,
+        file=io.BytesIO(b"q01 0 q01-d0 3\nq01 0 q01-d1 1000\n"),
+        source_name="team",
+        name="q.txt",
+        strict_scale=False,
+    )
+    SourceLabel.objects.filter(grade=3).update(grade=-1e308)
+    out, err = io.StringIO(), io.StringIO()
+    call_command("oversized_text", stdout=out, stderr=err)
+    assert out.getvalue().splitlines() == [
+        f"campaign-a\tlabel\t{top.name}\tgrade\t5000\tlimit ±1,000",
+        "campaign-a\tsource label\tteam: q01/q01-d0\tgrade\t-1e+308\tlimit ±1,000",
+    ]
+    assert err.getvalue().strip() == "2 value(s) above the limits."
