@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from annotate.models import Campaign, Document, PoolItem, Run
 from annotate.ranking import ranked_entries
@@ -37,10 +39,16 @@ class PoolResult:
 
     def summary(self) -> str:
         runs = ", ".join(f"{name}: {n}" for name, n in self.per_run.items())
-        return (
-            f"Pooled {self.pooled} query-document pairs at depth {self.depth} "
-            f"({self.created} new, {self.existing} already in the pool; per run: {runs})."
-        )
+        return _(
+            "Pooled %(pooled)s query-document pairs at depth %(depth)s (%(created)s new, "
+            "%(existing)s already in the pool; per run: %(runs)s)."
+        ) % {
+            "pooled": self.pooled,
+            "depth": self.depth,
+            "created": self.created,
+            "existing": self.existing,
+            "runs": runs,
+        }
 
     def warnings(self) -> list[str]:
         if not self.placeholders:
@@ -48,8 +56,14 @@ class PoolResult:
         shown = ", ".join(self.placeholder_examples)
         more = "" if self.placeholders <= len(self.placeholder_examples) else ", ..."
         return [
-            f"{self.placeholders} pooled documents are known by id only ({shown}{more}): "
-            "raters cannot judge them until their content is imported."
+            ngettext(
+                "%(n)s pooled document is known by id only (%(shown)s%(more)s): raters "
+                "cannot judge it until its content is imported.",
+                "%(n)s pooled documents are known by id only (%(shown)s%(more)s): raters "
+                "cannot judge them until their content is imported.",
+                self.placeholders,
+            )
+            % {"n": self.placeholders, "shown": shown, "more": more}
         ]
 
 

@@ -109,7 +109,7 @@ def test_it_warns_about_placeholder_documents(personas):
     result = pool_from_runs(campaign=personas.campaign, runs=[run], depth=2)
     assert result.placeholders == 1
     assert result.placeholder_examples == ["ghost"]
-    assert "1 pooled documents are known by id only (ghost)" in result.warnings()[0]
+    assert "1 pooled document is known by id only (ghost)" in result.warnings()[0]
 
 
 def test_it_never_pools_into_another_campaign(personas, runs):
@@ -181,6 +181,16 @@ def test_a_manager_pools_from_the_campaign_page(personas, runs):
     assert response.redirect_chain[-1][0].endswith("/campaigns/campaign-a/#pooling")
     assert "Pooled 6 query-document pairs at depth 2 (6 new" in response.content.decode()
     assert set(PoolItem.objects.values_list("raters_needed", flat=True)) == {2}
+
+
+def test_a_chinese_manager_reads_pooling_in_chinese(personas, runs):
+    """The outcome and its warning are messages of the page: in the manager's language."""
+    client = personas.client_for("manager")
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "zh-CN"  # the browser asks for Chinese
+    response = post_pool(client, runs, follow=True)
+    text = response.content.decode()
+    assert "已在深度 2 汇集 6 个查询-文档对（新增 6 个" in text
+    assert "Pooled" not in text
 
 
 def test_the_page_shows_placeholder_warnings(personas):
