@@ -50,10 +50,12 @@ def campaign_overview(campaign: Campaign) -> dict[str, int]:
     """Counts a manager sees on the campaign page, one query each."""
     from annotate.models import Grade, PoolItem, Verdict
 
+    documents = campaign.documents.count()
     return {
         "queries": campaign.queries.count(),
-        "documents": campaign.documents.count(),
-        "placeholders": campaign.documents.filter(is_placeholder=True).count(),
+        "documents": documents,
+        # The documents less the known ones: placeholders are in no index (models/corpus.py).
+        "placeholders": documents - campaign.documents.filter(is_placeholder=False).count(),
         "systems": campaign.systems.count(),
         "runs": campaign.runs.count(),
         "pool_items": PoolItem.objects.filter(campaign=campaign).count(),

@@ -176,14 +176,17 @@ def _add_new_pairs(
 
 def _placeholders(campaign: Campaign, document_ids: np.ndarray) -> tuple[int, list[str]]:
     """How many of the pooled documents are placeholders, and a few of their ids. A big run of
-    unknown documents makes many placeholders, so ids are matched in numpy, not in an IN list."""
-    placeholder_ids = np.fromiter(
-        Document.objects.filter(campaign=campaign, is_placeholder=True)
+    unknown documents makes many placeholders, so ids are matched in numpy, not in an IN list.
+    The pooled documents are the campaign's (they come from its runs' entries), so its
+    placeholders among them are those not known: the index of known documents serves this, and
+    placeholders are in no index of their own (models/corpus.py)."""
+    known_ids = np.fromiter(
+        Document.objects.filter(campaign=campaign, is_placeholder=False)
         .values_list("id", flat=True)
         .iterator(chunk_size=_BATCH),
         dtype=np.int64,
     )
-    pooled = np.intersect1d(placeholder_ids, document_ids)
+    pooled = np.setdiff1d(document_ids, known_ids)
     examples = Document.objects.filter(pk__in=pooled[:PLACEHOLDER_EXAMPLES].tolist())
     return int(pooled.size), sorted(examples.values_list("external_id", flat=True))
 

@@ -116,9 +116,14 @@ class RunStaging:
                 "ORDER BY s.docno"
             )
             return self._execute(sql, params)
+        # Sorted and compared byte by byte (collation "C"): in the database's collation the
+        # sort of a million ids took three times as long (PostgreSQL gives up abbreviated keys
+        # outside "C"), and equality is the same either way. The database's own order, which
+        # the unique index keeps, is this one under C.UTF-8; under another the index is filled
+        # in a different but still sorted order.
         sql = (
             f"INSERT INTO {doc} ({columns}) SELECT {select} FROM "
-            f"(SELECT DISTINCT docno FROM {self.table}) s "
+            f'(SELECT DISTINCT docno COLLATE "C" AS docno FROM {self.table}) s '
             f"WHERE NOT EXISTS (SELECT 1 FROM {doc} d WHERE d.campaign_id = %s "
             f"AND d.external_id = s.docno) ORDER BY s.docno"
         )
