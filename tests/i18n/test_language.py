@@ -58,6 +58,24 @@ def test_the_campaigns_language_is_for_its_raters_not_its_managers(personas):
     assert language_of(rater.get(judge, **EN_BROWSER)) == "zh-hans"
 
 
+def test_the_campaign_in_the_url_comes_before_the_newest_one(personas):
+    """A rater of two campaigns with languages: on one campaign's pages, that campaign's; on
+    pages of no campaign, the newest membership's."""
+    from annotate.models import Membership, Role
+
+    first, newer = personas.campaign, personas.other_campaign
+    Campaign.objects.filter(pk=first.pk).update(language="zh-hans")
+    Campaign.objects.filter(pk=newer.pk).update(language="en")
+    Membership.objects.get_or_create(user=personas.rater, campaign=newer, role=Role.RATER)
+    rater = personas.client_for("rater")
+    judge = reverse("annotate:judge", args=[first.slug])
+    assert language_of(rater.get(judge, **EN_BROWSER)) == "zh-hans"
+    assert language_of(home(rater, **ZH_BROWSER)) == "en"
+    # With the newer campaign's language cleared, the older one's is the newest that has one.
+    Campaign.objects.filter(pk=newer.pk).update(language="")
+    assert language_of(home(rater, **EN_BROWSER)) == "zh-hans"
+
+
 def test_the_users_choice_comes_first(personas):
     Campaign.objects.filter(pk=personas.campaign.pk).update(language="zh-hans")
     Preferences.objects.create(user=personas.rater, language="en")
