@@ -197,8 +197,8 @@ class _RunReader:
             )
 
     def stage(self, source: LineSource) -> None:
-        """Check each line and stage it. The loop runs once per line of files of a million:
-        it touches only locals, and the tag's run is looked up only when the tag changes."""
+        """Check each line and stage it. The loop runs for each of a million lines, so the
+        tag's run is looked up only when the tag changes (:meth:`run_for`)."""
         fields, qmap, add = self.fields, self.qmap, self.staging.add
         # Translated once: gettext per line was two thirds of the client's time on a big file.
         rank_label, score_label = _("rank"), _("score")

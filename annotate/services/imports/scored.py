@@ -118,13 +118,13 @@ def _read(
     job: ImportJob, campaign: Campaign, run: Run, source: LabelSource, check: GradeCheck
 ) -> None:
     """Check each line and write its entry and label, in batches of ``BATCH_SIZE``."""
-    summary = job.summary
+    fields, summary = job.fields, job.summary
     qmap, doc_map = query_map(campaign), document_map(campaign)
     rows: list[_Row] = []
     # Translated once, not per line.
     labels = (_("label"), _("query id"), _("score"))
     for line, text in job.lines:
-        row = _row(line, text, check, job.fields, labels)
+        row = _row(line, text, check, fields, labels)
         if row is None:
             summary.skipped += 1
             continue
