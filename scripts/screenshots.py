@@ -166,19 +166,36 @@ def _extras(campaign, *, password: str, interface: str) -> dict[str, str]:
 
 def screens(campaign, *, invitation: str = "", reset: str = "") -> list[Screen]:
     """Every screen of the demo campaign, as the persona who uses it; ids come from the data."""
-    from django.contrib.auth import get_user_model
     from django.urls import reverse
 
-    from annotate.models import Query
-
-    comparison = campaign.comparisons.order_by("pk").first()
-    judge = campaign.model_judges.order_by("pk").first()
-    query = Query.objects.filter(campaign=campaign).order_by("external_id").first()
-    rater2 = get_user_model().objects.get(username="rater2")
     slug = {"slug": campaign.slug}
-    sxs = slug | {"comparison_id": comparison.pk}
+    sxs = slug | {"comparison_id": campaign.comparisons.order_by("pk").first().pk}
     rows = [
         ("anonymous", "login", "login", {}),
+        *_rater_rows(slug, sxs),
+        *_manager_setup_rows(slug),
+        *_manager_results_rows(campaign, slug, sxs),
+        (ADMIN, "admin", "admin:index", {}),
+    ]
+    if invitation:
+        rows.append(("anonymous", "invitation", "annotate:invitation", {"secret": invitation}))
+    if reset:
+        rows.append(
+            ("anonymous", "password-reset", "annotate:password_reset_link", {"secret": reset})
+        )
+    judging = {"annotate:judge", "annotate:sxs", "annotate:judge_preview", "annotate:sxs_preview"}
+    return [
+        Screen(persona, name, url_name, reverse(url_name, kwargs=kwargs), url_name in judging)
+        for persona, name, url_name, kwargs in rows
+    ]
+
+
+# A screen before its URL is reversed: (persona, name, URL name, URL keyword arguments).
+_Row = tuple[str, str, str, dict]
+
+
+def _rater_rows(slug: dict, sxs: dict) -> list[_Row]:
+    return [
         ("rater1", "home", "annotate:home", {}),
         ("rater1", "judge", "annotate:judge", slug),
         ("rater1", "my-grades", "annotate:judge_history", slug),
@@ -187,6 +204,15 @@ def screens(campaign, *, invitation: str = "", reset: str = "") -> list[Screen]:
         ("rater1", "preferences", "annotate:preferences", {}),
         ("rater1", "password-change", "password_change", {}),
         ("rater1", "help", "help", {}),
+    ]
+
+
+def _manager_setup_rows(slug: dict) -> list[_Row]:
+    """The manager's pages that set a campaign up: settings, scale, imports, raters, gold."""
+    from django.contrib.auth import get_user_model
+
+    rater2 = get_user_model().objects.get(username="rater2")
+    return [
         ("manager", "home", "annotate:home", {}),
         ("manager", "campaigns", "annotate:campaign_list", {}),
         ("manager", "campaign-new", "annotate:manage_new", {}),
@@ -206,6 +232,16 @@ def screens(campaign, *, invitation: str = "", reset: str = "") -> list[Screen]:
         ("manager", "gold", "annotate:manage_gold", slug),
         ("manager", "quiz", "annotate:manage_quiz", slug),
         ("manager", "tokens", "annotate:tokens", {}),
+    ]
+
+
+def _manager_results_rows(campaign, slug: dict, sxs: dict) -> list[_Row]:
+    """The manager's previews, comparisons, jobs, model judges and reports."""
+    from annotate.models import Query
+
+    judge = campaign.model_judges.order_by("pk").first()
+    query = Query.objects.filter(campaign=campaign).order_by("external_id").first()
+    return [
         ("manager", "judge-preview", "annotate:judge_preview", slug),
         ("manager", "sxs-preview", "annotate:sxs_preview", sxs),
         ("manager", "comparisons", "annotate:sxs_comparisons", slug),
@@ -227,18 +263,6 @@ def screens(campaign, *, invitation: str = "", reset: str = "") -> list[Screen]:
         ("manager", "report-sources", "metrics:sources", slug),
         ("manager", "preferences", "annotate:preferences", {}),
         ("manager", "help", "help", {}),
-        (ADMIN, "admin", "admin:index", {}),
-    ]
-    if invitation:
-        rows.append(("anonymous", "invitation", "annotate:invitation", {"secret": invitation}))
-    if reset:
-        rows.append(
-            ("anonymous", "password-reset", "annotate:password_reset_link", {"secret": reset})
-        )
-    judging = {"annotate:judge", "annotate:sxs", "annotate:judge_preview", "annotate:sxs_preview"}
-    return [
-        Screen(persona, name, url_name, reverse(url_name, kwargs=kwargs), url_name in judging)
-        for persona, name, url_name, kwargs in rows
     ]
 
 

@@ -33,6 +33,13 @@ EPILOG = (
 
 def build_parser(prog: str) -> Parser:
     p = Parser(prog=prog, description=DESCRIPTION, epilog=EPILOG)
+    _add_what_to_evaluate(p)
+    _add_how_to_evaluate(p)
+    return p
+
+
+def _add_what_to_evaluate(p: Parser) -> None:
+    """The files, the measures, and which queries and documents count."""
     p.add_argument("qrels", nargs="?", metavar="QRELS", help="qrels file: qid iter docno grade")
     p.add_argument("run", nargs="?", metavar="RUN", help="run file: qid Q0 docno rank score tag")
     p.add_argument(
@@ -63,6 +70,10 @@ def build_parser(prog: str) -> Parser:
     p.add_argument(
         "-J", "--judged-only", action="store_true", help="drop unjudged documents before evaluating"
     )
+
+
+def _add_how_to_evaluate(p: Parser) -> None:
+    """The output, the gain and discount of the graded measures, and the scored-labels input."""
     p.add_argument(
         "--precision", type=_precision, default=4, metavar="N", help="decimals (default 4)"
     )
@@ -93,7 +104,6 @@ def build_parser(prog: str) -> Parser:
         metavar="FILE",
         help="evaluate scored labels instead: one 'label qid score' line per document",
     )
-    return p  # fmt: skip
 
 
 def _positive_int(text: str) -> int:

@@ -408,6 +408,36 @@ def _own_rate(position, impressions, clicks, n_positions: int, given) -> np.ndar
     return start / max(float(start.max(initial=0)), _EPS)
 
 
+def _start_examination(positions: np.ndarray, start_positions, start_examination):
+    """The given starting γ at ``positions`` (NaN where none is given), or None."""
+    if start_positions is None or start_examination is None:
+        return None
+    gamma0 = _rate_at(positions, np.asarray(start_positions), np.asarray(start_examination))
+    return np.where(np.isin(positions, start_positions), gamma0, np.nan)
+
+
+def _fit_where_told_apart(
+    pair, pos_index, impressions, clicks, n_pairs: int, n_positions: int, gamma0, max_iter: int
+) -> tuple[PBMFit, int]:
+    """PBM fitted by EM on the rows of the pairs shown at two or more positions; the fit and
+    how many pairs it saw.
+
+    A pair seen at one position fits any γ equally well (α = CTR / γ), except where α reaches
+    its bound of 1: a pair clicked on its only impression at position 10 "needs" γ_10 = 1.
+    Thousands of such thin pairs (α is a parameter per pair: the incidental-parameter problem)
+    drag the fitted γ toward 1 at the low positions; left out, they cannot, and EM has far
+    fewer rows to go over. A position no such pair reaches keeps its starting γ."""
+    several = _at_several_positions(pair, pos_index, n_pairs, n_positions)[pair]
+    fitted, fit_pair = np.unique(pair[several], return_inverse=True)  # numbered 0..n-1
+    fit = fit_pbm(
+        pair=fit_pair, position=pos_index[several], impressions=impressions[several],
+        clicks=clicks[several], n_pairs=fitted.size, n_positions=n_positions,
+        examination=_own_rate(pos_index, impressions, clicks, n_positions, gamma0),
+        max_iter=max_iter,
+    )  # fmt: skip
+    return fit, int(fitted.size)
+
+
 def click_model_scores(
     *,
     query: np.ndarray,
@@ -423,31 +453,17 @@ def click_model_scores(
     """The whole method on rows (q, d, p, I, C): PBM by EM, expected clicks within the query,
     shrinkage, floor. ``start_positions``/``start_examination`` give the EM's starting γ (e.g.
     the whole log's click-through rate per position); positions missing there start from the
-    rows' own rate.
-
-    EM sees only the rows of pairs shown at two or more positions. A pair seen at one position
-    fits any γ equally well (α = CTR / γ), except where α reaches its bound of 1: a pair
-    clicked on its only impression at position 10 "needs" γ_10 = 1. Thousands of such thin
-    pairs (α is a parameter per pair: the incidental-parameter problem) drag the fitted γ
-    toward 1 at the low positions; left out, they cannot, and EM has far fewer rows to go
-    over. A position no such pair reaches keeps its starting γ."""
+    rows' own rate. EM sees only the rows of pairs shown at two or more positions
+    (:func:`_fit_where_told_apart` says why)."""
     q_ids, d_ids, pair = pair_index(query, document)
     by_pair = np.argsort(pair, kind="stable")  # rows of a pair together: the gathers and
     pair, position = pair[by_pair], position[by_pair]  # bincounts of EM stay in cache
     impressions, clicks = impressions[by_pair], clicks[by_pair]
     positions, pos_index = np.unique(position, return_inverse=True)
-    gamma0 = None
-    if start_positions is not None and start_examination is not None:
-        gamma0 = _rate_at(positions, np.asarray(start_positions), np.asarray(start_examination))
-        gamma0 = np.where(np.isin(positions, start_positions), gamma0, np.nan)
-    several = _at_several_positions(pair, pos_index, q_ids.size, positions.size)[pair]
-    fitted, fit_pair = np.unique(pair[several], return_inverse=True)  # numbered 0..n-1
-    fit = fit_pbm(
-        pair=fit_pair, position=pos_index[several], impressions=impressions[several],
-        clicks=clicks[several], n_pairs=fitted.size, n_positions=positions.size,
-        examination=_own_rate(pos_index, impressions, clicks, positions.size, gamma0),
-        max_iter=max_iter,
-    )  # fmt: skip
+    gamma0 = _start_examination(positions, start_positions, start_examination)
+    fit, fitted_pairs = _fit_where_told_apart(
+        pair, pos_index, impressions, clicks, q_ids.size, positions.size, gamma0, max_iter
+    )
     imp = np.bincount(pair, weights=impressions, minlength=q_ids.size)
     clk = np.bincount(pair, weights=clicks, minlength=q_ids.size)
     exams = np.bincount(
@@ -467,5 +483,5 @@ def click_model_scores(
         evidence=shrunk.evidence, query_clicks=query_clicks, ratio=shrunk.ratio,
         enough=known & (shrunk.evidence >= min_expected), prior_strength=shrunk.prior_strength,
         reference=shrunk.reference, positions=positions, examination=fit.examination, fit=fit,
-        fitted_pairs=int(fitted.size),
+        fitted_pairs=fitted_pairs,
     )  # fmt: skip

@@ -12,7 +12,7 @@ import io
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -386,6 +386,56 @@ def atomic_import(path: str) -> Iterator[None]:
                 "time?); nothing was imported, try again"
             ),
         ) from None
+
+
+@dataclass
+class ImportJob:
+    """One import under way: the file's numbered lines, the field parsers that name its lines in
+    errors, and the summary being filled."""
+
+    lines: LineSource
+    fields: Fields
+    summary: ImportSummary
+
+
+@contextmanager
+def importing(
+    file: FileArg,
+    name: str | None,
+    *,
+    kind: str,
+    noun: str,
+    progress: Progress | None = None,
+    keep_ends: bool = False,
+    outside: AbstractContextManager[Any] | None = None,
+) -> Iterator[ImportJob]:
+    """What every importer does around its own reading: name the file for messages (``name``,
+    else the path), open it, run the body in the import's one transaction (:func:`atomic_import`)
+    and, once the body has succeeded, record how many lines were read. ``outside`` is entered
+    after the file is opened and before the transaction begins, for a setting that must be put
+    back after a rollback too."""
+    path = display_name(file, name)
+    summary = ImportSummary(kind=kind, path=path, noun=noun)
+    with (
+        LineSource(file, path=path, progress=progress, keep_ends=keep_ends) as lines,
+        outside if outside is not None else nullcontext(),
+        atomic_import(path),
+    ):
+        yield ImportJob(lines, Fields(path), summary)
+        summary.lines = lines.lines
+
+
+def placeholder_warning(summary: ImportSummary) -> None:
+    """The warning for the documents an import had to create as placeholders, if it did."""
+    if summary.placeholders:
+        summary.warnings.append(
+            _(
+                "%(placeholders)s documents were not in the campaign and were created "
+                "as placeholders (known by id only): import their documents to show "
+                "them to raters"
+            )
+            % {"placeholders": format(summary.placeholders, ",")}
+        )
 
 
 def insert_batch(

@@ -24,12 +24,10 @@ from annotate.services.imports.common import (
     FileArg,
     ImportFailed,
     ImportSummary,
-    LineSource,
     Progress,
-    atomic_import,
     detect_format,
-    display_name,
     document_map,
+    importing,
     json_object,
     peek,
     pick,
@@ -177,16 +175,12 @@ def import_documents(
     ``"jsonl"``; by default it follows the extension, else the first line (``{`` = JSONL).
     URLs must be http(s). A document id twice in one file is an error.
     """
-    path = display_name(file, name)
-    summary = ImportSummary(
-        kind="documents", path=path, noun=pgettext("import summary", "documents")
-    )
-    fields = Fields(path)
-    with (
-        LineSource(file, path=path, progress=progress, keep_ends=True) as source,
-        atomic_import(path),
-    ):
-        first, lines = peek(iter(source))
+    noun = pgettext("import summary", "documents")
+    with importing(
+        file, name, kind="documents", noun=noun, progress=progress, keep_ends=True
+    ) as job:
+        path, summary, fields = job.summary.path, job.summary, job.fields
+        first, lines = peek(iter(job.lines))
         fmt = fmt or detect_format(path, first, DOCUMENT_FORMATS)
         if fmt not in DOCUMENT_FORMATS:
             raise ImportFailed(
@@ -209,7 +203,6 @@ def import_documents(
                 _write(campaign, batch, doc_map, summary, fields)
                 batch = []
         _write(campaign, batch, doc_map, summary, fields)
-        summary.lines = source.lines
     return summary
 
 

@@ -23,9 +23,7 @@ from annotate.services.imports.common import (
     Fields,
     FileArg,
     ImportSummary,
-    LineSource,
-    atomic_import,
-    display_name,
+    importing,
 )
 from annotate.services.imports.csv_records import header_names, records
 
@@ -78,10 +76,9 @@ def import_gold(
     name: str | None = None,
 ) -> ImportSummary:
     """Mark the file's pairs gold (marking a gold pair again replaces its accepted answers)."""
-    path = display_name(file, name)
-    fields = Fields(path)
-    summary = ImportSummary(kind="gold", path=path, noun=pgettext("import summary", "gold items"))
-    with LineSource(file, path=path, keep_ends=True) as lines, atomic_import(path):
+    noun = pgettext("import summary", "gold items")
+    with importing(file, name, kind="gold", noun=noun, keep_ends=True) as job:
+        lines, fields, summary = job.lines, job.fields, job.summary
         scale = _Scale(campaign, fields)
         items = _pool(campaign)
         golds: dict[int, _Gold] = {}
@@ -108,7 +105,6 @@ def import_gold(
             except GoldRefused as refused:
                 raise fields.fail(gold.line, refused.message) from None
             summary.created += 1
-        summary.lines = lines.lines
     return summary
 
 

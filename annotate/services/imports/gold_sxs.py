@@ -25,8 +25,7 @@ from annotate.services.imports.common import (
     FileArg,
     ImportSummary,
     LineSource,
-    atomic_import,
-    display_name,
+    importing,
 )
 from annotate.services.imports.csv_records import header_names, records
 
@@ -78,11 +77,9 @@ def import_sxs_gold(
 ) -> ImportSummary:
     """Mark the file's tasks gold (marking a gold task again replaces its verdict).
     ``summary.created`` counts tasks new to gold, ``summary.updated`` those marked again."""
-    path = display_name(file, name)
-    fields = Fields(path)
     noun = pgettext("import summary", "gold side-by-side tasks")
-    summary = ImportSummary(kind="gold", path=path, noun=noun)
-    with LineSource(file, path=path, keep_ends=True) as lines, atomic_import(path):
+    with importing(file, name, kind="gold", noun=noun, keep_ends=True) as job:
+        lines, fields, summary = job.lines, job.fields, job.summary
         rows = _read(lines, comparison, fields, purpose)
         already = set(
             GoldTask.objects.filter(task_id__in=[row.task_id for row in rows]).values_list(
@@ -105,7 +102,6 @@ def import_sxs_gold(
                 summary.updated += 1
             else:
                 summary.created += 1
-        summary.lines = lines.lines
     return summary
 
 

@@ -15,18 +15,17 @@ from annotate.services.imports.common import (
     Fields,
     FileArg,
     ImportFailed,
+    ImportJob,
     ImportSummary,
-    LineSource,
     Progress,
-    atomic_import,
     create_placeholders,
-    display_name,
     document_map,
+    importing,
     insert_batch,
+    placeholder_warning,
     query_map,
 )
 from annotate.services.imports.fastinsert import insert_rows
-from annotate.services.imports.runs import placeholder_warning
 
 QRELS_COLUMNS = "qid iter docno grade"
 LABEL_COLUMNS = ("source_id", "query_id", "document_id", "grade")
@@ -140,52 +139,20 @@ def import_qrels(
     line ``--any-grade``) for another team's scale or real-valued qrels. ``name`` is the file's
     name in messages (default: the path). ``replace=True`` replaces a source of that name.
     """
-    path = display_name(file, name)
-    fields = Fields(path)
-    summary = ImportSummary(kind="qrels", path=path, noun=pgettext("import summary", "labels"))
-    with LineSource(file, path=path, progress=progress) as lines, atomic_import(path):
-        check = GradeCheck(campaign, strict=strict_scale, fields=fields)
-        params = {"file": path, "any_grade": not strict_scale}
+    noun = pgettext("import summary", "labels")
+    with importing(file, name, kind="qrels", noun=noun, progress=progress) as job:
+        summary = job.summary
+        check = GradeCheck(campaign, strict=strict_scale, fields=job.fields)
         source = open_source(
             campaign=campaign,
             name=source_name,
             kind=kind,
             replace=replace,
-            fields=fields,
+            fields=job.fields,
             summary=summary,
-            params=params,
+            params={"file": summary.path, "any_grade": not strict_scale},
         )
-        qmap, doc_map = query_map(campaign), document_map(campaign)
-        rows: list[_Row] = []
-        doc_label = _("document id")
-        for line, text in lines:
-            cols = text.split()
-            if not cols:
-                summary.skipped += 1
-                continue
-            if len(cols) != 4:
-                message = (
-                    _("too few columns: expected 4 (%(columns)s), found %(n)s")
-                    if len(cols) < 4
-                    else _("too many columns: expected 4 (%(columns)s), found %(n)s")
-                )
-                raise fields.fail(line, message % {"columns": QRELS_COLUMNS, "n": len(cols)})
-            qid, _iter, docno, grade_text = cols
-            fields.ident(docno, line, doc_label, MAX_DOCUMENT_ID)
-            grade = check(grade_text, line)
-            query_id = qmap.get(qid)
-            if query_id is None:
-                raise fields.fail(
-                    line,
-                    _("query %(qid)s is not in this campaign: import the queries first")
-                    % {"qid": repr(qid)},
-                )
-            rows.append(_Row(line, qid, query_id, docno, grade))
-            if len(rows) >= BATCH_SIZE:
-                _write(campaign, source, rows, doc_map, fields, summary)
-                rows = []
-        _write(campaign, source, rows, doc_map, fields, summary)
-        summary.lines = lines.lines
+        _read(job, campaign, source, check)
         if not summary.created:
             summary.warnings.append(
                 _("the file has no qrels lines: label source %(source_name)s is empty")
@@ -193,6 +160,41 @@ def import_qrels(
             )
         placeholder_warning(summary)
     return summary
+
+
+def _read(job: ImportJob, campaign: Campaign, source: LabelSource, check: GradeCheck) -> None:
+    """Check each line and write the labels in batches of ``BATCH_SIZE``."""
+    fields, summary = job.fields, job.summary
+    qmap, doc_map = query_map(campaign), document_map(campaign)
+    rows: list[_Row] = []
+    doc_label = _("document id")
+    for line, text in job.lines:
+        cols = text.split()
+        if not cols:
+            summary.skipped += 1
+            continue
+        if len(cols) != 4:
+            message = (
+                _("too few columns: expected 4 (%(columns)s), found %(n)s")
+                if len(cols) < 4
+                else _("too many columns: expected 4 (%(columns)s), found %(n)s")
+            )
+            raise fields.fail(line, message % {"columns": QRELS_COLUMNS, "n": len(cols)})
+        qid, _iter, docno, grade_text = cols
+        fields.ident(docno, line, doc_label, MAX_DOCUMENT_ID)
+        grade = check(grade_text, line)
+        query_id = qmap.get(qid)
+        if query_id is None:
+            raise fields.fail(
+                line,
+                _("query %(qid)s is not in this campaign: import the queries first")
+                % {"qid": repr(qid)},
+            )
+        rows.append(_Row(line, qid, query_id, docno, grade))
+        if len(rows) >= BATCH_SIZE:
+            _write(campaign, source, rows, doc_map, fields, summary)
+            rows = []
+    _write(campaign, source, rows, doc_map, fields, summary)
 
 
 def _write(

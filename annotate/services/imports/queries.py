@@ -16,11 +16,9 @@ from annotate.services.imports.common import (
     FileArg,
     ImportFailed,
     ImportSummary,
-    LineSource,
     Progress,
-    atomic_import,
     detect_format,
-    display_name,
+    importing,
     json_object,
     peek,
     pick,
@@ -96,51 +94,59 @@ def import_queries(
     ``"jsonl"``; by default it follows the extension, else the first line (``{`` = JSONL).
     A query id twice in one file is an error: one of the two texts would be lost silently.
     """
-    path = display_name(file, name)
-    summary = ImportSummary(kind="queries", path=path, noun=pgettext("import summary", "queries"))
-    fields = Fields(path)
-    with LineSource(file, path=path, progress=progress) as source, atomic_import(path):
-        first, lines = peek(iter(source))
+    noun = pgettext("import summary", "queries")
+    with importing(file, name, kind="queries", noun=noun, progress=progress) as job:
+        path, summary = job.summary.path, job.summary
+        first, lines = peek(iter(job.lines))
         fmt = fmt or detect_format(path, first, QUERY_FORMATS)
         if fmt not in QUERY_FORMATS:
             raise ImportFailed(
                 path, None, _("unsupported format %(fmt)s: use tsv or jsonl") % {"fmt": repr(fmt)}
             )
-        existing = {
-            q.external_id: q
-            for q in Query.objects.filter(campaign=campaign).only(
-                "pk", "external_id", "text", "description"
-            )
-        }
-        seen: dict[str, int] = {}
-        new: list[Query] = []
-        changed: list[Query] = []
-        for line, qid, text, description in _records(lines, fmt, fields, summary):
-            if qid in seen:
-                raise fields.fail(
-                    line,
-                    _("query %(qid)s is already defined at line %(seen)s")
-                    % {"qid": repr(qid), "seen": seen[qid]},
-                )
-            seen[qid] = line
-            query = existing.get(qid)
-            if query is None:
-                new.append(
-                    Query(campaign=campaign, external_id=qid, text=text, description=description)
-                )
-            elif (query.text, query.description) == (text, description):
-                summary.skipped += 1
-            else:
-                query.text, query.description = text, description
-                changed.append(query)
-            if len(new) >= BATCH_SIZE:
-                summary.created += len(Query.objects.bulk_create(new))
-                new = []
-            if len(changed) >= BATCH_SIZE:
-                summary.updated += Query.objects.bulk_update(changed, ["text", "description"])
-                changed = []
-        summary.created += len(Query.objects.bulk_create(new))
-        if changed:
-            summary.updated += Query.objects.bulk_update(changed, ["text", "description"])
-        summary.lines = source.lines
+        _store(campaign, _records(lines, fmt, job.fields, summary), job.fields, summary)
     return summary
+
+
+def _store(
+    campaign: Campaign,
+    records: Iterator[tuple[int, str, str, str]],
+    fields: Fields,
+    summary: ImportSummary,
+) -> None:
+    """Create the new queries and update the changed ones, in batches of ``BATCH_SIZE``."""
+    existing = {
+        q.external_id: q
+        for q in Query.objects.filter(campaign=campaign).only(
+            "pk", "external_id", "text", "description"
+        )
+    }
+    seen: dict[str, int] = {}
+    new: list[Query] = []
+    changed: list[Query] = []
+    for line, qid, text, description in records:
+        if qid in seen:
+            raise fields.fail(
+                line,
+                _("query %(qid)s is already defined at line %(seen)s")
+                % {"qid": repr(qid), "seen": seen[qid]},
+            )
+        seen[qid] = line
+        query = existing.get(qid)
+        if query is None:
+            new.append(
+                Query(campaign=campaign, external_id=qid, text=text, description=description)
+            )
+        elif (query.text, query.description) == (text, description):
+            summary.skipped += 1
+        else:
+            query.text, query.description = text, description
+            changed.append(query)
+        if len(new) >= BATCH_SIZE:
+            summary.created += len(Query.objects.bulk_create(new))
+            new = []
+        if len(changed) >= BATCH_SIZE:
+            summary.updated += Query.objects.bulk_update(changed, ["text", "description"])
+            changed = []
+    summary.created += len(Query.objects.bulk_create(new))
+    if changed:
+        summary.updated += Query.objects.bulk_update(changed, ["text", "description"])

@@ -15,8 +15,9 @@ from annotate.services.imports.common import (
     ImportSummary,
     LineSource,
     Progress,
-    atomic_import,
     display_name,
+    importing,
+    placeholder_warning,
     query_map,
 )
 from annotate.services.imports.staging import RunStaging, sqlite_cache
@@ -67,18 +68,6 @@ def open_run(
     return run
 
 
-def placeholder_warning(summary: ImportSummary) -> None:
-    if summary.placeholders:
-        summary.warnings.append(
-            _(
-                "%(placeholders)s documents were not in the campaign and were created "
-                "as placeholders (known by id only): import their documents to show "
-                "them to raters"
-            )
-            % {"placeholders": format(summary.placeholders, ",")}
-        )
-
-
 def import_run(
     *,
     campaign: Campaign,
@@ -102,46 +91,30 @@ def import_run(
     Each line is checked as it is read and staged (``staging.RunStaging``); the documents and
     entries are then written by a few set-based statements, all in the import's one transaction.
     """
-    path = display_name(file, filename)
-    summary = ImportSummary(kind="run", path=path, noun=pgettext("import summary", "run entries"))
     if per_tag and (name or system):
         raise ImportFailed(
-            path,
+            display_name(file, filename),
             None,
             _(
                 "one run per tag takes run and system names from the tags: give no run "
                 "name and no system"
             ),
         )
-    with LineSource(file, path=path, progress=progress) as source, sqlite_cache():
-        with atomic_import(path), RunStaging(campaign.pk) as staging:
-            reader = _RunReader(campaign, staging, summary, name, system, per_tag, replace)
-            try:
-                reader.stage(source)
-            except ImportFailed as exc:
-                # Repeated documents are looked for only once lines are staged: a repeat before
-                # the bad line is the file's first error, so it is the one reported.
-                if exc.line is not None:
-                    reader.raise_first_repeat(before=exc.line)
-                raise
-            summary.lines = source.lines
-            reader.warn_trailing()
-            # Progress again between the long statements: a job's cancel takes effect at its
-            # next report, and the lines are all read by now.
-            report = progress or (lambda done: None)
-            with staging.checked_by_joins():
-                summary.placeholders = staging.create_placeholders()
-                report(source.lines)
-                try:
-                    summary.created = staging.insert_entries()
-                except IntegrityError:
-                    reader.raise_first_repeat()
-                    raise  # not a repeat in the file: another import wrote meanwhile
-            report(source.lines)
-        if not reader.runs:
-            summary.warnings.append(_("the file has no run lines: nothing was imported"))
-        placeholder_warning(summary)
-    return summary
+    noun = pgettext("import summary", "run entries")
+    with (
+        importing(
+            file, filename, kind="run", noun=noun, progress=progress, outside=sqlite_cache()
+        ) as job,
+        RunStaging(campaign.pk) as staging,
+    ):
+        reader = _RunReader(campaign, staging, job.summary, name, system, per_tag, replace)
+        reader.read(job.lines)
+        reader.warn_trailing()
+        reader.write(job.lines.lines, progress)
+    if not reader.runs:
+        job.summary.warnings.append(_("the file has no run lines: nothing was imported"))
+    placeholder_warning(job.summary)
+    return job.summary
 
 
 class _RunReader:
@@ -164,6 +137,34 @@ class _RunReader:
         self.runs: dict[str, Run] = {}
         self.trailing = 0  # lines with fields after the sixth
         self.first_trailing: int | None = None
+        self.first_tag: tuple[str, int] | None = None  # (tag, line)
+        self.mixed_tags = False
+
+    def read(self, source: LineSource) -> None:
+        """Check and stage every line. Repeated documents are looked for only once lines are
+        staged: a repeat before a bad line is the file's first error, so it is the one
+        reported."""
+        try:
+            self.stage(source)
+        except ImportFailed as exc:
+            if exc.line is not None:
+                self.raise_first_repeat(before=exc.line)
+            raise
+
+    def write(self, lines: int, progress: Progress | None) -> None:
+        """Create the placeholder documents and write the staged entries."""
+        # Progress again between the long statements: a job's cancel takes effect at its
+        # next report, and the lines are all read by now.
+        report = progress or (lambda done: None)
+        with self.staging.checked_by_joins():
+            self.summary.placeholders = self.staging.create_placeholders()
+            report(lines)
+            try:
+                self.summary.created = self.staging.insert_entries()
+            except IntegrityError:
+                self.raise_first_repeat()
+                raise  # not a repeat in the file: another import wrote meanwhile
+        report(lines)
 
     def columns(self, line: int, text: str) -> list[str] | None:
         """The line's six fields (None for a blank line). trec_eval reads a run line's first six
@@ -196,18 +197,13 @@ class _RunReader:
             )
 
     def stage(self, source: LineSource) -> None:
-        fields, qmap, runs, per_tag, name = (
-            self.fields,
-            self.qmap,
-            self.runs,
-            self.per_tag,
-            self.name,
-        )
-        add = self.staging.add
+        """Check each line and stage it. The loop runs for each of a million lines, so the
+        tag's run is looked up only when the tag changes (:meth:`run_for`)."""
+        fields, qmap, add = self.fields, self.qmap, self.staging.add
         # Translated once: gettext per line was two thirds of the client's time on a big file.
         rank_label, score_label = _("rank"), _("score")
-        first_tag: tuple[str, int] | None = None
-        mixed_tags = False
+        tag_now: str | None = None  # the tag of the line before, whose run is run_pk
+        run_pk = 0
         for line, text in source:
             cols = self.columns(line, text)
             if cols is None:
@@ -225,41 +221,51 @@ class _RunReader:
                     _("query %(qid)s is not in this campaign: import the queries first")
                     % {"qid": repr(qid)},
                 )
-            if first_tag is None:
-                first_tag = (tag, line)
-            elif not per_tag and tag != first_tag[0]:
-                if not name:
-                    raise fields.fail(
-                        line,
-                        _(
-                            "tag %(tag)s differs from %(first_tag)s (line %(line)s): import "
-                            "one run per tag (--per-tag) or name the run (--name)"
-                        )
-                        % {
-                            "tag": repr(tag),
-                            "first_tag": repr(first_tag[0]),
-                            "line": first_tag[1],
-                        },
-                    )
-                if not mixed_tags:
-                    self.summary.warnings.append(
-                        _("the file has several tags; all went into %(name)s")
-                        % {"name": repr(name)}
-                    )
-                mixed_tags = True
-            key = tag if per_tag else ""
-            run = runs.get(key)
-            if run is None:
-                run = runs[key] = open_run(
-                    campaign=self.campaign,
-                    name=tag if per_tag else (name or tag),
-                    system_name=tag if per_tag else (self.system or first_tag[0]),
-                    replace=self.replace,
-                    line=line,
-                    fields=fields,
-                    summary=self.summary,
+            if tag != tag_now:
+                run_pk, tag_now = self.run_for(tag, line), tag
+            add((line, run_pk, query_id, docno, rank, score))
+
+    def run_for(self, tag: str, line: int) -> int:
+        """The run (its pk) of a line whose tag differs from the line before's: its tag's run
+        with ``per_tag``, else the file's one run, opened on first use. Without ``per_tag``, a
+        tag other than the first is an error unless the run is named, and then one warning.
+        (A line with the tag of the line before passed these checks with it.)"""
+        if self.first_tag is None:
+            self.first_tag = (tag, line)
+        elif not self.per_tag and tag != self.first_tag[0]:
+            self.other_tag(tag, line, self.first_tag)
+        key = tag if self.per_tag else ""
+        run = self.runs.get(key)
+        if run is None:
+            run = self.runs[key] = open_run(
+                campaign=self.campaign,
+                name=tag if self.per_tag else (self.name or tag),
+                system_name=tag if self.per_tag else (self.system or self.first_tag[0]),
+                replace=self.replace,
+                line=line,
+                fields=self.fields,
+                summary=self.summary,
+            )
+        return run.pk
+
+    def other_tag(self, tag: str, line: int, first: tuple[str, int]) -> None:
+        """A tag other than the first (``first``: its tag and line) in a file that makes one
+        run."""
+        first_tag, first_line = first
+        if not self.name:
+            raise self.fields.fail(
+                line,
+                _(
+                    "tag %(tag)s differs from %(first_tag)s (line %(line)s): import "
+                    "one run per tag (--per-tag) or name the run (--name)"
                 )
-            add((line, run.pk, query_id, docno, rank, score))
+                % {"tag": repr(tag), "first_tag": repr(first_tag), "line": first_line},
+            )
+        if not self.mixed_tags:
+            self.summary.warnings.append(
+                _("the file has several tags; all went into %(name)s") % {"name": repr(self.name)}
+            )
+        self.mixed_tags = True
 
     def raise_first_repeat(self, before: int | None = None) -> None:
         """Raise the error of the file's first repeated document (before line ``before``), if

@@ -17,18 +17,26 @@ from django.db import connection
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
-from annotate.models import Campaign, Document, Query, Run, RunEntry, SourceKind, SourceLabel
+from annotate.models import (
+    Campaign,
+    Document,
+    LabelSource,
+    Query,
+    Run,
+    RunEntry,
+    SourceKind,
+    SourceLabel,
+)
 from annotate.services.imports.common import (
     BATCH_SIZE,
     MAX_QUERY_ID,
     Fields,
     FileArg,
+    ImportJob,
     ImportSummary,
-    LineSource,
     Progress,
-    atomic_import,
-    display_name,
     document_map,
+    importing,
     insert_batch,
     query_map,
 )
@@ -75,56 +83,67 @@ def import_scored(
     the summary says how many). Ranks are 1, 2, ... by score, highest first, ties in file order.
     ``strict_scale`` and ``replace`` work as in :func:`import_qrels` and :func:`import_run`.
     """
-    path = display_name(file, filename)
-    fields = Fields(path)
-    summary = ImportSummary(
-        kind="scored", path=path, noun=pgettext("import summary", "run entries with their labels")
-    )
-    with LineSource(file, path=path, progress=progress) as lines, atomic_import(path):
-        check = GradeCheck(campaign, strict=strict_scale, fields=fields)
+    noun = pgettext("import summary", "run entries with their labels")
+    with importing(file, filename, kind="scored", noun=noun, progress=progress) as job:
+        check = GradeCheck(campaign, strict=strict_scale, fields=job.fields)
         run = open_run(
             campaign=campaign,
             name=name,
             system_name=system or name,
             replace=replace,
             line=None,
-            fields=fields,
-            summary=summary,
+            fields=job.fields,
+            summary=job.summary,
         )
         source = open_source(
             campaign=campaign,
             name=source_name or name,
             kind=SourceKind.IMPORTED,
             replace=replace,
-            fields=fields,
-            summary=summary,
-            params={"file": path, "format": "label qid score", "any_grade": not strict_scale},
+            fields=job.fields,
+            summary=job.summary,
+            params={
+                "file": job.summary.path,
+                "format": "label qid score",
+                "any_grade": not strict_scale,
+            },
         )
-        qmap, doc_map = query_map(campaign), document_map(campaign)
-        rows: list[_Row] = []
-        # Translated once, not per line.
-        labels = (_("label"), _("query id"), _("score"))
-        for line, text in lines:
-            row = _row(line, text, check, fields, labels)
-            if row is None:
-                summary.skipped += 1
-                continue
-            rows.append(row)
-            if len(rows) >= BATCH_SIZE:
-                _write(campaign, run, source, rows, qmap, doc_map, summary)
-                rows = []
-        _write(campaign, run, source, rows, qmap, doc_map, summary)
+        _read(job, campaign, run, source, check)
         _assign_ranks(run)
-        summary.lines = lines.lines
-        if summary.queries_created:
-            summary.warnings.append(
-                _(
-                    "%(queries_created)s queries were not in the campaign and were created "
-                    "with their id as text: import a query file to give them their text"
-                )
-                % {"queries_created": format(summary.queries_created, ",")}
+        _queries_warning(job.summary)
+    return job.summary
+
+
+def _read(
+    job: ImportJob, campaign: Campaign, run: Run, source: LabelSource, check: GradeCheck
+) -> None:
+    """Check each line and write its entry and label, in batches of ``BATCH_SIZE``."""
+    fields, summary = job.fields, job.summary
+    qmap, doc_map = query_map(campaign), document_map(campaign)
+    rows: list[_Row] = []
+    # Translated once, not per line.
+    labels = (_("label"), _("query id"), _("score"))
+    for line, text in job.lines:
+        row = _row(line, text, check, fields, labels)
+        if row is None:
+            summary.skipped += 1
+            continue
+        rows.append(row)
+        if len(rows) >= BATCH_SIZE:
+            _write(campaign, run, source, rows, qmap, doc_map, summary)
+            rows = []
+    _write(campaign, run, source, rows, qmap, doc_map, summary)
+
+
+def _queries_warning(summary: ImportSummary) -> None:
+    if summary.queries_created:
+        summary.warnings.append(
+            _(
+                "%(queries_created)s queries were not in the campaign and were created "
+                "with their id as text: import a query file to give them their text"
             )
-    return summary
+            % {"queries_created": format(summary.queries_created, ",")}
+        )
 
 
 def _row(

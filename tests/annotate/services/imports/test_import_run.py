@@ -78,6 +78,23 @@ def test_it_refuses_a_second_tag_unless_a_name_or_per_tag_is_given(campaign, tmp
     assert "the file has several tags; all went into 'merged'" in summary.warnings
 
 
+def test_tags_that_alternate_find_their_runs_again(campaign, tmp_path):
+    # The reader looks a run up only when the tag changes: coming back to a tag must find its
+    # run, and the warning of a named run with several tags is given once.
+    content = "q1 Q0 d1 1 3 A\nq1 Q0 d1 1 5 B\nq2 Q0 d2 1 2 A\n\nq1 Q0 d2 2 4 B\n"
+    import_run(campaign=campaign, file=write(tmp_path, "r", content), per_tag=True)
+    assert entries(Run.objects.get(name="A")) == [("q1", "d1", 1, 3.0), ("q2", "d2", 1, 2.0)]
+    assert entries(Run.objects.get(name="B")) == [("q1", "d1", 1, 5.0), ("q1", "d2", 2, 4.0)]
+    merged = "q1 Q0 d1 1 3 A\nq1 Q0 d2 2 5 B\nq2 Q0 d2 1 2 A\n\nq2 Q0 d1 2 4 B\n"
+    summary = import_run(campaign=campaign, file=write(tmp_path, "m", merged), name="m")
+    assert summary.warnings.count("the file has several tags; all went into 'm'") == 1
+    assert len(entries(Run.objects.get(name="m"))) == 4
+    merged_late = "q1 Q0 d1 1 3 C\nq1 Q0 d2 2 5 C\n\nq2 Q0 d1 1 4 D\n"
+    with pytest.raises(ImportFailed) as caught:
+        import_run(campaign=campaign, file=write(tmp_path, "l", merged_late), filename="l")
+    assert str(caught.value).startswith("l:4: tag 'D' differs from 'C' (line 1)")
+
+
 def test_per_tag_refuses_a_run_or_system_name(campaign, tmp_path):
     with pytest.raises(ImportFailed, match="give no run name and no system"):
         import_run(campaign=campaign, file=write(tmp_path, "r", RUN), per_tag=True, name="x")
