@@ -280,6 +280,14 @@ class Fields:
     def fail(self, line: int | None, message: str) -> ImportFailed:
         return ImportFailed(self.path, line, message)
 
+    def unknown_query(self, line: int, qid: str) -> ImportFailed:
+        """The error of a line that names a query the campaign does not have."""
+        return self.fail(
+            line,
+            _("query %(qid)s is not in this campaign: import the queries first")
+            % {"qid": repr(qid)},
+        )
+
     def number(self, text: str, line: int, what: str) -> float:
         # float() also takes "1_000", "nan" and "inf"; none of them is a score or a grade.
         try:

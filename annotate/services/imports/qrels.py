@@ -185,11 +185,7 @@ def _read(job: ImportJob, campaign: Campaign, source: LabelSource, check: GradeC
         grade = check(grade_text, line)
         query_id = qmap.get(qid)
         if query_id is None:
-            raise fields.fail(
-                line,
-                _("query %(qid)s is not in this campaign: import the queries first")
-                % {"qid": repr(qid)},
-            )
+            raise fields.unknown_query(line, qid)
         rows.append(_Row(line, qid, query_id, docno, grade))
         if len(rows) >= BATCH_SIZE:
             _write(campaign, source, rows, doc_map, fields, summary)

@@ -216,11 +216,7 @@ class _RunReader:
             score = fields.number(score_text, line, score_label)
             query_id = qmap.get(qid)
             if query_id is None:
-                raise fields.fail(
-                    line,
-                    _("query %(qid)s is not in this campaign: import the queries first")
-                    % {"qid": repr(qid)},
-                )
+                raise fields.unknown_query(line, qid)
             if tag != tag_now:
                 run_pk, tag_now = self.run_for(tag, line), tag
             add((line, run_pk, query_id, docno, rank, score))
