@@ -13,14 +13,26 @@ The differences of measures in [0, 1] lie in [−1, 1], so the betting sequence 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Count, F, IntegerField, Max, Q, Value
+from django.db.models import (
+    Count,
+    ExpressionWrapper,
+    F,
+    IntegerField,
+    Max,
+    OuterRef,
+    Q,
+    Subquery,
+    Value,
+)
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext, pgettext
 
-from annotate.models import Comparison, Grade, PoolItem
+from annotate.models import Campaign, Comparison, Grade, PoolItem
+from annotate.selectors.real import excluded_raters, real_grades
 from metrics.core.stats import betting_confidence_sequence
 from metrics.decide.launch import HEADLINES, LaunchState, early_headline
 from metrics.decide.ndcg import ComparisonReport
@@ -69,27 +81,42 @@ def graded_completion(comparison: Comparison) -> tuple[list[str], int, set[str]]
     planned: dict[str, bool] = {}
     for qid, identical in tasks:
         planned[qid] = planned.get(qid, True) and identical
-    needed = Coalesce(F("raters_needed"), Value(comparison.campaign.overlap),
-                      output_field=IntegerField())  # fmt: skip
-    items = (
-        PoolItem.objects.filter(campaign=comparison.campaign, query__external_id__in=planned)
-        .annotate(needed=needed)
-        .values("query__external_id")
-        .annotate(open=Count("pk", filter=Q(counted__lt=F("needed"), gold=False)))
-    )
-    done = {row["query__external_id"] for row in items if row["open"] == 0}
+    campaign = comparison.campaign
+    done = _complete_queries(campaign, planned)
     last = dict(
-        Grade.objects.filter(
-            pool_item__campaign=comparison.campaign,
-            cant_judge=False,
-            gold=False,
-            pool_item__query__external_id__in=done,
-        )
+        real_grades(Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False), campaign)
+        .filter(pool_item__query__external_id__in=done)
         .values_list("pool_item__query__external_id")
         .annotate(last=Max("created_at"))
     )
     order = sorted(done, key=lambda q: (last[q].timestamp() if q in last else 0.0, q))
     return order, len(planned), {q for q, same in planned.items() if same}
+
+
+def _complete_queries(campaign: Campaign, queries: Iterable[str]) -> set[str]:
+    """The queries among these whose every item (gold left out) has the grades it needs. An
+    item's `counted` (kept by triggers) holds every rater's grades, an excluded rater's too
+    (#18): those are taken off here, so that only the grades that count complete a query."""
+    needed = Coalesce(F("raters_needed"), Value(campaign.overlap),
+                      output_field=IntegerField())  # fmt: skip
+    items = PoolItem.objects.filter(campaign=campaign, query__external_id__in=queries)
+    excluded = excluded_raters(campaign)
+    have = F("counted")
+    if excluded.exists():
+        theirs = (
+            Grade.objects.filter(pool_item=OuterRef("pk"), rater_id__in=excluded)
+            .filter(cant_judge=False, gold=False)
+            .values("pool_item")
+            .annotate(n=Count("pk"))
+            .values("n")
+        )
+        have = F("counted") - Coalesce(Subquery(theirs), Value(0))
+    rows = (
+        items.annotate(needed=needed, have=ExpressionWrapper(have, output_field=IntegerField()))
+        .values("query__external_id")
+        .annotate(open=Count("pk", filter=Q(have__lt=F("needed"), gold=False)))
+    )
+    return {row["query__external_id"] for row in rows if row["open"] == 0}
 
 
 def _sentence(state: LaunchState, report: ComparisonReport, low: float, high: float,

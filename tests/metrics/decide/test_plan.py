@@ -252,3 +252,39 @@ def test_the_review_counts_the_queries_without_any_judgment(graded):
     assert review.unjudged == 1
     memo = launch_memo(graded, comparison_report(graded), review)
     assert "Queries without any judgment (left out of the graded measures): 1" in memo
+
+
+def test_an_excluded_raters_grades_complete_no_query(graded):
+    """`counted` holds an excluded rater's grades too (#18): the primary measure's completion
+    takes them off, so a query is complete only with the grades of raters who count."""
+    from annotate.models import Membership, Role
+
+    campaign = graded.campaign
+    filler = campaign.memberships.filter(role=Role.RATER).first()
+    label = campaign.labels.order_by("grade").first()
+    for item in PoolItem.objects.filter(campaign=campaign, counted=0):
+        Grade.objects.create(pool_item=item, rater=filler.user, label=label, cant_judge=False)
+    Membership.objects.filter(pk=filler.pk).update(answers_excluded=True)
+
+    def complete_without(excluded_user) -> int:
+        """Counted independently: each planned query's every non-gold item has, from raters
+        other than the excluded one, as many counted grades as it needs."""
+        planned = set(graded.tasks.values_list("query__external_id", flat=True))
+        complete = 0
+        for qid in planned:
+            items = PoolItem.objects.filter(campaign=campaign, query__external_id=qid, gold=False)
+            complete += all(
+                Grade.objects.filter(pool_item=item, cant_judge=False, gold=False)
+                .exclude(rater=excluded_user)
+                .count()
+                >= (item.raters_needed or campaign.overlap)
+                for item in items
+            )
+        return complete
+
+    expected = complete_without(filler.user)
+    p = launch_review(graded, comparison_report(graded)).primary_graded
+    assert p.completed == expected < p.planned  # the filler completed every query
+    Membership.objects.filter(pk=filler.pk).update(answers_excluded=False)
+    p = launch_review(graded, comparison_report(graded)).primary_graded
+    assert p.completed == p.planned
