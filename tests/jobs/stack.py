@@ -38,7 +38,7 @@ membership_set(campaign=campaign, user=rater, role=Role.RATER)
 Query.objects.bulk_create(
     Query(campaign=campaign, external_id=f"q{{i}}", text=f"query {{i}}") for i in range(50)
 )
-print(AuthToken.objects.create(manager)[1])
+print(AuthToken.objects.create(rater)[1], AuthToken.objects.create(manager)[1])
 """
 
 
@@ -81,7 +81,10 @@ class Stack:
             "THROTTLE_CACHE_URL": "locmem://",
             "PYTHONUNBUFFERED": "1",
         }
-        self.token = self.shell(SETUP.format(password=PASSWORD)).strip().splitlines()[-1]
+        # The manager's token, and a rater's for the tests of who may see what (made here: a
+        # process of its own later would cost a Django start-up).
+        tokens = self.shell(SETUP.format(password=PASSWORD)).strip().splitlines()[-1]
+        self.rater_token, self.token = tokens.split()
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.spawn("runserver", f"127.0.0.1:{self.port}", "--noreload", log="web")
