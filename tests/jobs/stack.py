@@ -134,9 +134,12 @@ class Stack:
         return process
 
     def worker(self, name: str = "worker") -> subprocess.Popen:
+        # Without the system checks: they import every view (seconds of each worker's start,
+        # and a test starts several) and say nothing about jobs; the server runs them.
         return self.spawn(
-            "jobs_worker", "--no-reload", "--interval", "0.2", "--no-startup-delay", log=name
-        )
+            "jobs_worker", "--no-reload", "--interval", "0.2", "--no-startup-delay",
+            "--skip-checks", log=name,
+        )  # fmt: skip
 
     def _wait_for_server(self) -> None:
         deadline = time.monotonic() + PATIENCE
