@@ -103,9 +103,16 @@ def _default_language():
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup):
-    """pytest-django's, then: close the jobs alias's connection before the test database is
-    dropped (on PostgreSQL it is a second connection to that same database)."""
+def django_db_setup(django_db_setup, django_db_blocker, django_db_keepdb, tmp_path_factory):
+    """pytest-django's, then: the freshly migrated test databases kept as the run's migrated
+    template (tests/support/migrated.py: the tests of real processes copy it instead of
+    migrating one more database); at the end, close the jobs alias's connection before the test
+    database is dropped (on PostgreSQL it is a second connection to that same database)."""
+    if not django_db_keepdb:  # a reused database may hold an earlier run's leftovers
+        from tests.support.migrated import keep_as_template
+
+        with django_db_blocker.unblock():
+            keep_as_template(tmp_path_factory)
     yield
     from django.db import connections
 

@@ -27,11 +27,15 @@ def test_one_pass_gives_the_state_one_by_one_gives():
     (batch,) = migration.operations
     assert isinstance(batch, StateInOnePass)
     one_by_one, one_pass = state.clone(), state.clone()
-    one_by_one.apps  # rendered, as during migrate  # noqa: B018
+    # Rendered, as during migrate: the batch reloads the models it touched.
     one_pass.apps  # noqa: B018
+    # The reference is left unrendered while the operations apply (rendered, each of them
+    # reloaded its model and the related ones: 10 s of this test), then rendered once, afresh
+    # from its model states: what the batch's reloaded models must equal.
     for operation in batch.operations:
         operation.state_forwards("annotate", one_by_one)
     batch.state_forwards("annotate", one_pass)
+    assert "apps" not in one_by_one.__dict__
     assert one_pass.models == one_by_one.models
     assert one_pass.models != state.models  # the operations did change something
     # The rendered models (what later migrations read) carry the new names too.

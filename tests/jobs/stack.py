@@ -17,7 +17,12 @@ import pytest
 import requests
 from django.conf import settings
 
-from tests.support.migrated import postgres_template, sqlite_copy
+from tests.support.migrated import (
+    postgres_admin,
+    postgres_template,
+    postgres_template_name,
+    sqlite_copy,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "correct-horse-battery-staple"
@@ -38,7 +43,7 @@ membership_set(campaign=campaign, user=rater, role=Role.RATER)
 Query.objects.bulk_create(
     Query(campaign=campaign, external_id=f"q{{i}}", text=f"query {{i}}") for i in range(50)
 )
-print(AuthToken.objects.create(manager)[1])
+print(AuthToken.objects.create(rater)[1], AuthToken.objects.create(manager)[1])
 """
 
 
@@ -66,9 +71,9 @@ class Stack:
         default = settings.DATABASES["default"]
         if default["ENGINE"].endswith("postgresql"):
             self.pg_name = f"{default['NAME']}_stack"[:60]
-            template = postgres_template(_pg_url, self._pg, f"{default['NAME']}_tmpl"[:60])
-            self._pg(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
-            self._pg(f'CREATE DATABASE "{self.pg_name}" TEMPLATE "{template}"')
+            template = postgres_template(_pg_url, postgres_admin, postgres_template_name())
+            postgres_admin(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
+            postgres_admin(f'CREATE DATABASE "{self.pg_name}" TEMPLATE "{template}"')
             url = _pg_url(self.pg_name)
         else:
             url = f"sqlite:///{sqlite_copy(factory, tmp)}"
@@ -81,21 +86,14 @@ class Stack:
             "THROTTLE_CACHE_URL": "locmem://",
             "PYTHONUNBUFFERED": "1",
         }
-        self.token = self.shell(SETUP.format(password=PASSWORD)).strip().splitlines()[-1]
+        # The manager's token, and a rater's for the tests of who may see what (made here: a
+        # process of its own later would cost a Django start-up).
+        tokens = self.shell(SETUP.format(password=PASSWORD)).strip().splitlines()[-1]
+        self.rater_token, self.token = tokens.split()
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.spawn("runserver", f"127.0.0.1:{self.port}", "--noreload", log="web")
         self._wait_for_server()
-
-    def _pg(self, sql: str) -> None:
-        import psycopg
-
-        default = settings.DATABASES["default"]
-        with psycopg.connect(
-            host=default.get("HOST") or "127.0.0.1", port=default.get("PORT") or 5432,
-            user=default.get("USER") or "postgres", dbname="postgres", autocommit=True,
-        ) as conn:  # fmt: skip
-            conn.execute(sql)
 
     def manage(self, *args: str) -> str:
         done = subprocess.run(
@@ -131,9 +129,12 @@ class Stack:
         return process
 
     def worker(self, name: str = "worker") -> subprocess.Popen:
+        # Without the system checks: they import every view (seconds of each worker's start,
+        # and a test starts several) and say nothing about jobs; the server runs them.
         return self.spawn(
-            "jobs_worker", "--no-reload", "--interval", "0.2", "--no-startup-delay", log=name
-        )
+            "jobs_worker", "--no-reload", "--interval", "0.2", "--no-startup-delay",
+            "--skip-checks", log=name,
+        )  # fmt: skip
 
     def _wait_for_server(self) -> None:
         deadline = time.monotonic() + PATIENCE
@@ -185,7 +186,7 @@ class Stack:
         for process in self.processes:
             self.stop(process)
         if self.pg_name:
-            self._pg(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
+            postgres_admin(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
 
 
 def run_file(lines: int, *, queries: int = 50, docs: str = "d") -> bytes:

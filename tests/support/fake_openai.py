@@ -16,7 +16,9 @@ the "model" says by what it puts in the documents:
 
 With ``--key K`` a request without ``Authorization: Bearer K`` gets 401. ``GET /log``
 returns every request seen: ``[{"t": monotonic seconds, "status": code, "prompt": hash}]``;
-``POST /reset`` forgets the log and the per-prompt counters.
+``POST /reset`` forgets the log and the per-prompt counters. ``POST /delay`` with
+``{"seconds": s}`` makes every completion sleep s first, until set again (``MODE=slow`` is in
+the prompt, so it is part of what a cache keeps; this is not, and a test can end it midway).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ LOCK = threading.Lock()
 SEEN: dict[str, int] = {}
 LOG: list[dict] = []
 KEY: str | None = None
+DELAY = 0.0
 
 
 def _user_text(messages: list[dict]) -> str:
@@ -67,6 +70,11 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length)
+        if self.path == "/delay":
+            global DELAY
+            DELAY = float(json.loads(body)["seconds"])
+            self._send(200, {})
+            return
         if self.path == "/reset":
             with LOCK:
                 SEEN.clear()
@@ -79,6 +87,7 @@ class Handler(BaseHTTPRequestHandler):
         self._complete(json.loads(body))
 
     def _complete(self, request: dict) -> None:
+        time.sleep(DELAY)
         messages = request.get("messages", [])
         text = _user_text(messages)
         digest = hashlib.sha256(json.dumps(messages).encode()).hexdigest()[:16]

@@ -24,6 +24,10 @@ class FakeOpenAI:
     def log(self) -> list[dict]:
         return requests.get(f"{self.url}/log", timeout=10).json()["log"]
 
+    def delay(self, seconds: float) -> None:
+        """Every completion from now on sleeps `seconds` first (0: none)."""
+        requests.post(f"{self.url}/delay", json={"seconds": seconds}, timeout=10).raise_for_status()
+
     def reset(self) -> None:
         requests.post(f"{self.url}/reset", timeout=10)
 

@@ -6,6 +6,10 @@ set-ups used to pay it. The first one of a test run migrates a template (in real
 before) and every set-up then starts from a copy of it: the same tables and the same rows as
 its own migrate would have made, in a database nobody else uses. The xdist workers of one run
 share the template (a lock file decides who builds it).
+
+Most runs need no migrate for it at all: pytest-django has just migrated the run's own test
+databases with the same command, and keep_as_template (tests/conftest.py) copies them as the
+template before any test writes to them (their SQL dumps are the same as the template's).
 """
 
 from __future__ import annotations
@@ -14,8 +18,11 @@ import atexit
 import fcntl
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -31,16 +38,21 @@ def _shared_dir(factory: pytest.TempPathFactory) -> Path:
 
 
 def _migrate(env: dict[str, str]) -> None:
-    for alias in ("default", "jobs"):
-        done = subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "--database", alias],
-            cwd=ROOT, env=env, capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr[-3000:]
+    """`manage.py migrate`, once, as a deployment runs it: on SQLite the command migrates the
+    jobs file too (jobs/management/commands/migrate.py), on PostgreSQL the jobs alias is the
+    same database. (A second `migrate --database jobs` re-applied nothing but still walked all
+    96 migrations' states: 10 to 15 s of every test run.) Without the system checks, which
+    import every view and write nothing (6 of its 20 s; `check` has tests of its own)."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "--skip-checks"],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
-def sqlite_template(factory: pytest.TempPathFactory) -> Path:
-    """The directory holding the migrated SQLite files (both aliases), built on first use."""
+def _sqlite_template(factory: pytest.TempPathFactory, build: Callable[[Path], None]) -> Path:
+    """The directory of the migrated SQLite files (both aliases); `build(directory)` makes
+    them there unless this run already has them."""
     shared = _shared_dir(factory)
     template = shared / "migrated-sqlite"
     with open(shared / "migrated-sqlite.lock", "w") as lock:
@@ -48,11 +60,45 @@ def sqlite_template(factory: pytest.TempPathFactory) -> Path:
         if not (template / "done").exists():
             shutil.rmtree(template, ignore_errors=True)
             template.mkdir()
-            env = {**os.environ, "DATABASE_URL": f"sqlite:///{template / SQLITE_FILES[0]}"}
-            env.pop("TEST_DATABASE_NAME", None)
-            _migrate(env)
+            build(template)
             (template / "done").touch()
     return template
+
+
+def _migrate_into(template: Path) -> None:
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{template / SQLITE_FILES[0]}"}
+    env.pop("TEST_DATABASE_NAME", None)
+    _migrate(env)
+
+
+def sqlite_template(factory: pytest.TempPathFactory) -> Path:
+    """The directory holding the migrated SQLite files (both aliases), built on first use."""
+    return _sqlite_template(factory, _migrate_into)
+
+
+def keep_as_template(factory: pytest.TempPathFactory) -> None:
+    """Right after pytest-django migrated this process's test databases, before any test:
+    those databases become the run's template, unless it has one (SQLite: written by the
+    first xdist worker to get here, with SQLite's backup API; PostgreSQL: each worker's own,
+    a copy of its test database). Needs database access (django_db_blocker.unblock())."""
+    from django.db import connections
+
+    if connections["default"].vendor == "postgresql":
+        _keep_postgres_template()
+        return
+
+    def copy(template: Path) -> None:
+        for alias, name in zip(("default", "jobs"), SQLITE_FILES, strict=True):
+            connections[alias].ensure_connection()
+            with closing(sqlite3.connect(template / name)) as target:
+                connections[alias].connection.backup(target)
+                # What the project's connections do first (config/env.py: WAL), as `migrate`'s
+                # did on the files it made: a copy of an in-memory database is in rollback
+                # journal mode, and the first processes of a stack to open it at once would
+                # race to switch it ("database is locked").
+                target.executescript(connections[alias].settings_dict["OPTIONS"]["init_command"])
+
+    _sqlite_template(factory, copy)
 
 
 def sqlite_copy(factory: pytest.TempPathFactory, directory: Path) -> Path:
@@ -76,6 +122,40 @@ def postgres_template(url_of, connect, name: str) -> str:
         _BUILT.add(name)
         atexit.register(connect, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     return name
+
+
+def postgres_admin(sql: str) -> None:
+    """`sql` run on the maintenance database of the test run's PostgreSQL server."""
+    import psycopg
+    from django.conf import settings
+
+    default = settings.DATABASES["default"]
+    with psycopg.connect(
+        host=default.get("HOST") or "127.0.0.1", port=default.get("PORT") or 5432,
+        user=default.get("USER") or "postgres", dbname="postgres", autocommit=True,
+    ) as conn:  # fmt: skip
+        conn.execute(sql)
+
+
+def postgres_template_name() -> str:
+    """The template's name: the worker's test database's (settings name it by then) + _tmpl."""
+    from django.conf import settings
+
+    return f"{settings.DATABASES['default']['NAME']}_tmpl"[:60]
+
+
+def _keep_postgres_template() -> None:
+    from django.conf import settings
+    from django.db import connections
+
+    name, source = postgres_template_name(), settings.DATABASES["default"]["NAME"]
+    # CREATE DATABASE ... TEMPLATE wants no other session on the source: Django's connections
+    # (the default and the jobs alias) reconnect on their next query.
+    connections.close_all()
+    postgres_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    postgres_admin(f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
+    _BUILT.add(name)
+    atexit.register(postgres_admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 _BUILT: set[str] = set()

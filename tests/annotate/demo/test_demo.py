@@ -1,19 +1,23 @@
-"""The demo command: a realistic campaign, built once, rebuilt on request, never on a server."""
+"""The demo command: a realistic campaign, built once, rebuilt on request (test_demo_command.py:
+never on a server)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import CommandError, call_command
+from django.core.management import call_command
 from django.db.models import Count
-from django.test import Client
+from django.test import Client, override_settings
+from django.utils import translation
 
 from annotate import models as m
 from annotate.demo.build import BASELINE, CANDIDATE, DEMO_SLUG
 from annotate.ranking import run_top_k
 from annotate.selectors import campaign_overview, is_manager
+from tests.support.shared_rows import rolled_back_afterwards
 
 pytestmark = pytest.mark.django_db
 
@@ -37,10 +41,21 @@ def counts() -> dict[str, int]:
     }
 
 
+@pytest.fixture(scope="module")
+def _built(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """The demo, built once for the module's tests and rolled back after them (a second a
+    build; tests/support/shared_rows.py). What a test changes, a rebuild among it, is undone
+    by the test's own transaction. The command's runs on a database without the demo are in
+    test_demo_command.py."""
+    with rolled_back_afterwards(django_db_blocker):
+        with override_settings(DEBUG=True), translation.override("en"):
+            run_demo()
+        yield
+
+
 @pytest.fixture
-def demo(settings) -> m.Campaign:
-    settings.DEBUG = True
-    run_demo()
+def demo(_built, settings) -> m.Campaign:
+    settings.DEBUG = True  # for the tests that run the command again
     return m.Campaign.objects.get(slug=DEMO_SLUG)
 
 
@@ -167,35 +182,6 @@ def test_verdicts_follow_the_systems_quality(demo):
     assert verdicts.filter(value=m.VerdictValue.SAME).exclude(strength=None).count() == 0
 
 
-def test_it_refuses_to_run_when_debug_is_off(settings):
-    settings.DEBUG = False
-    with pytest.raises(CommandError, match="DEBUG is off"):
-        run_demo()
-    assert not m.Campaign.objects.filter(slug=DEMO_SLUG).exists()
-    assert not get_user_model().objects.filter(username="rater1").exists()
-
-
-def test_force_runs_it_with_debug_off(settings):
-    settings.DEBUG = False
-    run_demo("--force")
-    assert m.Campaign.objects.filter(slug=DEMO_SLUG).exists()
-
-
-def test_it_warns_about_the_password(settings):
-    settings.DEBUG = True
-    err = StringIO()
-    call_command("demo", stdout=StringIO(), stderr=err)
-    assert "local demo only" in err.getvalue()
-
-
-def test_it_prints_a_summary_with_the_accounts(settings):
-    settings.DEBUG = True
-    output = run_demo()
-    assert "30 queries" in output and "300 documents" in output
-    for name in ("manager", "rater1", "rater2"):
-        assert name in output
-
-
 def test_an_existing_password_is_kept_unless_reset(demo):
     user = get_user_model().objects.get(username="rater1")
     user.set_password("changed-by-rater")
@@ -204,12 +190,3 @@ def test_an_existing_password_is_kept_unless_reset(demo):
     assert Client().login(username="rater1", password="changed-by-rater")
     run_demo("--reset")
     assert Client().login(username="rater1", password="demo")
-
-
-def test_it_leaves_other_campaigns_alone(personas, settings):
-    settings.DEBUG = True
-    before = m.Campaign.objects.exclude(slug=DEMO_SLUG).count()
-    run_demo()
-    run_demo("--reset")
-    assert m.Campaign.objects.exclude(slug=DEMO_SLUG).count() == before
-    assert personas.campaign.labels.count() == 3
