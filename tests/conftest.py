@@ -57,6 +57,7 @@ def pytest_configure(config):
         },
     }
     config.pluginmanager.register(_GroupedNodeIds(), "grouped-node-ids")
+    config.pluginmanager.register(_JobsAliasMigrate(), "jobs-alias-migrate")
 
 
 class _GroupedNodeIds:
@@ -73,6 +74,24 @@ class _GroupedNodeIds:
             written = item.__dict__.get("_nodeid")
             if written and written != item.nodeid:
                 item._id = coerce_node_id(written)
+
+
+class _JobsAliasMigrate:
+    """pytest-django's django_db_setup, which migrates the test databases, runs with the SQLite
+    jobs alias's migrate recording the other apps' migrations instead of walking their states
+    (tests/support/jobs_migrate.py). A plugin, not a hook of this conftest: a session fixture's
+    set-up calls the hooks of the session, which sees only the plugins and the root's conftest."""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_fixture_setup(self, fixturedef, request):
+        if fixturedef.argname != "django_db_setup" or fixturedef.func.__module__ != (
+            "pytest_django.fixtures"
+        ):
+            return (yield)
+        from tests.support.jobs_migrate import jobs_alias_records_other_apps
+
+        with jobs_alias_records_other_apps():
+            return (yield)
 
 
 @pytest.fixture(autouse=True)
