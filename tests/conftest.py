@@ -56,6 +56,12 @@ def pytest_configure(config):
             "LOCATION": "throttle-tests",
         },
     }
+    from jobs.routers import JOBS_DB, shares_database
+
+    if shares_database():  # PostgreSQL
+        # No test uses the jobs alias there (_with_jobs_database): as a mirror it still points
+        # at the test database, not at the real one, should anything outside a test open it.
+        settings.DATABASES[JOBS_DB]["TEST"]["MIRROR"] = "default"
     config.pluginmanager.register(_GroupedNodeIds(), "grouped-node-ids")
     config.pluginmanager.register(_JobsAliasMigrate(), "jobs-alias-migrate")
 
@@ -140,16 +146,30 @@ def django_db_setup(django_db_setup, django_db_blocker, django_db_keepdb, tmp_pa
 
 def _with_jobs_database(items) -> None:
     """Every database test may touch the jobs alias (a page that starts a job, the API's
-    job endpoints): add it where a test names no databases of its own."""
+    job endpoints): add it where a test names no databases of its own.
+
+    Where the jobs alias is the default database itself (PostgreSQL), the product reaches the
+    job tables through the default alias (jobs.routers.jobs_db()), and the jobs alias is left
+    out of every test, named or not: it was a second connection to the same database that
+    each test wrapped in a transaction of its own, and that every transactional test flushed
+    a second time (the whole database again). A test that did reach it would fail ("Database
+    queries to 'jobs' are not allowed"), not leak."""
+    from jobs.routers import shares_database
+
+    shared = shares_database()
     for item in items:
         if "_django_db_helper" not in item.fixturenames:
             continue
         marker = item.get_closest_marker("django_db")
-        if marker is not None and "databases" in marker.kwargs:
-            continue
         kwargs = dict(marker.kwargs) if marker is not None else {}
         args = marker.args if marker is not None else ()
-        kwargs["databases"] = ["default", "jobs"]
+        named = kwargs.get("databases")
+        if named is None:
+            kwargs["databases"] = ["default"] if shared else ["default", "jobs"]
+        elif shared and named != "__all__" and "jobs" in named:
+            kwargs["databases"] = [alias for alias in named if alias != "jobs"]
+        else:
+            continue
         item.add_marker(pytest.mark.django_db(*args, **kwargs), append=False)
 
 
