@@ -62,6 +62,10 @@ def pytest_configure(config):
         # No test uses the jobs alias there (_with_jobs_database): as a mirror it still points
         # at the test database, not at the real one, should anything outside a test open it.
         settings.DATABASES[JOBS_DB]["TEST"]["MIRROR"] = "default"
+        # A transactional test's flush deletes the rows instead of truncating every table.
+        from tests.support import pg_flush
+
+        pg_flush.install()
     config.pluginmanager.register(_GroupedNodeIds(), "grouped-node-ids")
     config.pluginmanager.register(_JobsAliasMigrate(), "jobs-alias-migrate")
 
