@@ -56,7 +56,18 @@ def pytest_configure(config):
             "LOCATION": "throttle-tests",
         },
     }
+    from jobs.routers import JOBS_DB, shares_database
+
+    if shares_database():  # PostgreSQL
+        # No test uses the jobs alias there (_with_jobs_database): as a mirror it still points
+        # at the test database, not at the real one, should anything outside a test open it.
+        settings.DATABASES[JOBS_DB]["TEST"]["MIRROR"] = "default"
+        # A transactional test's flush deletes the rows instead of truncating every table.
+        from tests.support import pg_flush
+
+        pg_flush.install()
     config.pluginmanager.register(_GroupedNodeIds(), "grouped-node-ids")
+    config.pluginmanager.register(_JobsAliasMigrate(), "jobs-alias-migrate")
 
 
 class _GroupedNodeIds:
@@ -73,6 +84,24 @@ class _GroupedNodeIds:
             written = item.__dict__.get("_nodeid")
             if written and written != item.nodeid:
                 item._id = coerce_node_id(written)
+
+
+class _JobsAliasMigrate:
+    """pytest-django's django_db_setup, which migrates the test databases, runs with the SQLite
+    jobs alias's migrate recording the other apps' migrations instead of walking their states
+    (tests/support/jobs_migrate.py). A plugin, not a hook of this conftest: a session fixture's
+    set-up calls the hooks of the session, which sees only the plugins and the root's conftest."""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_fixture_setup(self, fixturedef, request):
+        if fixturedef.argname != "django_db_setup" or fixturedef.func.__module__ != (
+            "pytest_django.fixtures"
+        ):
+            return (yield)
+        from tests.support.jobs_migrate import jobs_alias_records_other_apps
+
+        with jobs_alias_records_other_apps():
+            return (yield)
 
 
 @pytest.fixture(autouse=True)
@@ -121,16 +150,30 @@ def django_db_setup(django_db_setup, django_db_blocker, django_db_keepdb, tmp_pa
 
 def _with_jobs_database(items) -> None:
     """Every database test may touch the jobs alias (a page that starts a job, the API's
-    job endpoints): add it where a test names no databases of its own."""
+    job endpoints): add it where a test names no databases of its own.
+
+    Where the jobs alias is the default database itself (PostgreSQL), the product reaches the
+    job tables through the default alias (jobs.routers.jobs_db()), and the jobs alias is left
+    out of every test, named or not: it was a second connection to the same database that
+    each test wrapped in a transaction of its own, and that every transactional test flushed
+    a second time (the whole database again). A test that did reach it would fail ("Database
+    queries to 'jobs' are not allowed"), not leak."""
+    from jobs.routers import shares_database
+
+    shared = shares_database()
     for item in items:
         if "_django_db_helper" not in item.fixturenames:
             continue
         marker = item.get_closest_marker("django_db")
-        if marker is not None and "databases" in marker.kwargs:
-            continue
         kwargs = dict(marker.kwargs) if marker is not None else {}
         args = marker.args if marker is not None else ()
-        kwargs["databases"] = ["default", "jobs"]
+        named = kwargs.get("databases")
+        if named is None:
+            kwargs["databases"] = ["default"] if shared else ["default", "jobs"]
+        elif shared and named != "__all__" and "jobs" in named:
+            kwargs["databases"] = [alias for alias in named if alias != "jobs"]
+        else:
+            continue
         item.add_marker(pytest.mark.django_db(*args, **kwargs), append=False)
 
 
