@@ -13,18 +13,19 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Prefetch, Q, QuerySet, Sum, Value
-from django.db.models.functions import Coalesce
+from django.db import connection
+from django.db.models import Prefetch, Q, QuerySet
 from django.http import Http404
 from django.utils.translation import gettext
 
 from annotate.cards import CardPart, card_extras, card_parts, extra_keys
 from annotate.inputs import clamp
 from annotate.judging import handles
+from annotate.judging.open import aware
 from annotate.models import Campaign, Document, Grade, GradeChange, PoolItem, Role, Skip
 from annotate.selectors import User
 from annotate.services.markdown import image_allowed
-from config.db import fetch_instances
+from config.db import fetch_instances, hot_cursor
 
 
 @dataclass(frozen=True)
@@ -97,13 +98,35 @@ def rater_checked(campaign: Campaign, user: AbstractBaseUser) -> bool:
     return user.pk is not None and getattr(campaign, _RATER_CHECKED, None) == user.pk
 
 
+# The scale, read on every judging page (a hot statement: the ORM's query cost more to
+# compile than to run).
+_LABELS = """
+SELECT id, name, "key", grade FROM annotate_label WHERE campaign_id = %s ORDER BY position, id
+"""
+
+
 def label_keys(campaign: Campaign) -> list[LabelKey]:
     """The scale in the order shown; number keys 1..n follow that order (DESIGN.md §2)."""
-    labels = campaign.labels.order_by("position", "pk")
+    with hot_cursor() as cursor:
+        cursor.execute(_LABELS, [campaign.pk])
+        rows = cursor.fetchall()
     return [
-        LabelKey(id=label.pk, name=label.name, key=label.key.lower(), number=i, grade=label.grade)
-        for i, label in enumerate(labels, start=1)
+        LabelKey(id=pk, name=name, key=key.lower(), number=i, grade=grade)
+        for i, (pk, name, key, grade) in enumerate(rows, start=1)
     ]
+
+
+# The needed and counted grades of a whole campaign, read on every judging page: one
+# statement, where the ORM's two queries cost more to compile than to run.
+_CAMPAIGN_PROGRESS = """
+SELECT (
+    SELECT COALESCE(SUM(COALESCE(p.raters_needed, %s)), 0) FROM annotate_poolitem p
+    WHERE p.campaign_id = %s AND NOT p.gold
+), (
+    SELECT COUNT(*) FROM annotate_grade g INNER JOIN annotate_poolitem p ON p.id = g.pool_item_id
+    WHERE p.campaign_id = %s AND NOT g.cant_judge
+)
+"""
 
 
 def campaign_progress(campaign: Campaign) -> dict[str, int]:
@@ -112,13 +135,12 @@ def campaign_progress(campaign: Campaign) -> dict[str, int]:
     The queue never lets an item collect more counted grades than it needs, so the plain count
     is the progress; the cap only matters if a manager lowered the overlap afterwards, or
     near the end, where answers to honeypots make it run ahead.
+    Answers to gold count here as real ones do (raters see this figure): a grade that did not
+    move it would tell a rater their query was a honeypot. Gold items need nothing.
     """
-    needed = PoolItem.objects.filter(campaign=campaign, gold=False).aggregate(
-        n=Coalesce(Sum(Coalesce("raters_needed", Value(campaign.overlap))), 0)
-    )["n"]
-    # Answers to gold count here as real ones do (raters see this figure): a grade that did
-    # not move it would tell a rater their query was a honeypot. Gold items need nothing.
-    counted = Grade.objects.filter(pool_item__campaign=campaign, cant_judge=False).count()
+    with connection.cursor() as cursor:
+        cursor.execute(_CAMPAIGN_PROGRESS, [campaign.overlap, campaign.pk, campaign.pk])
+        needed, counted = cursor.fetchone()
     return {"counted": min(counted, needed), "needed": needed}
 
 
@@ -215,22 +237,31 @@ def is_skipped(*, rater: AbstractBaseUser, item: PoolItem) -> bool:
     return Skip.objects.filter(rater=rater, pool_item=item).exists()
 
 
+# Where Back goes: the latest grade and the latest skip, in one statement (the ORM's two
+# queries cost more to compile than to run, on every page of the queue).
+_LAST_TOUCHED = """
+SELECT * FROM (
+    SELECT 0 AS source, g.pool_item_id, g.created_at FROM annotate_grade g
+    INNER JOIN annotate_poolitem p ON p.id = g.pool_item_id
+    WHERE p.campaign_id = %s AND g.rater_id = %s ORDER BY g.created_at DESC LIMIT 1
+) latest_grade
+UNION ALL
+SELECT * FROM (
+    SELECT 1 AS source, s.pool_item_id, s.created_at FROM annotate_skip s
+    INNER JOIN annotate_poolitem p ON p.id = s.pool_item_id
+    WHERE p.campaign_id = %s AND s.rater_id = %s ORDER BY s.created_at DESC LIMIT 1
+) latest_skip
+"""
+
+
 def last_touched_item_id(*, campaign: Campaign, rater: AbstractBaseUser) -> int | None:
-    """The item the rater graded or skipped last: where Back goes without JavaScript."""
-    grade = (
-        Grade.objects.filter(pool_item__campaign=campaign, rater=rater)
-        .order_by("-created_at")
-        .values_list("pool_item_id", "created_at")
-        .first()
-    )
-    skip = (
-        Skip.objects.filter(pool_item__campaign=campaign, rater=rater)
-        .order_by("-created_at")
-        .values_list("pool_item_id", "created_at")
-        .first()
-    )
-    latest = max((row for row in (grade, skip) if row), key=lambda row: row[1], default=None)
-    return latest[0] if latest else None
+    """The item the rater graded or skipped last: where Back goes without JavaScript (the
+    grade when both came at the same moment)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_LAST_TOUCHED, [campaign.pk, rater.pk, campaign.pk, rater.pk])
+        rows = sorted(cursor.fetchall())  # the grade's row first
+    latest = max(rows, key=lambda row: aware(row[2]), default=None)
+    return latest[1] if latest else None
 
 
 def rater_history(*, campaign: Campaign, rater: AbstractBaseUser) -> QuerySet[Grade]:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Q
+from django.db import connection
+from django.db.models import Q
 from django.http import Http404
 
 from annotate.inputs import clamp
@@ -33,7 +34,7 @@ from annotate.models import (
 from annotate.ranking import run_top_k_cached
 from annotate.selectors import User, campaign_managed_by
 from annotate.selectors_judge import Card, campaign_rated_by, document_shown, known_stub
-from config.db import fetch_instances
+from config.db import fetch_instances, hot_cursor
 
 CHOICES = ("left", "same", "right")
 STRENGTH_NAMES = {1: "slightly", 2: "clearly", 3: "much"}
@@ -83,28 +84,44 @@ def _comparison_of(campaign, comparison_id: int) -> Comparison:
     return comparison
 
 
+_RATER_LABEL = "SELECT COUNT(*) FROM annotate_comparison WHERE campaign_id = %s AND id <= %s"
+
+
 def rater_label(comparison: Comparison) -> str:
     """How a rater's pages name a comparison. Never its name: managers name comparisons after
     the systems ("prod vs bert"), and that would tell the rater who is who."""
-    number = Comparison.objects.filter(
-        campaign_id=comparison.campaign_id, pk__lte=comparison.pk
-    ).count()
+    # Hot statements here and below: every side-by-side page asks, and the ORM's queries cost
+    # more to compile than to run.
+    with hot_cursor() as cursor:
+        cursor.execute(_RATER_LABEL, [comparison.campaign_id, comparison.pk])
+        (number,) = cursor.fetchone()
     return f"Side-by-side {number}"
+
+
+# Mirrored duplicates and gold tasks are no work the comparison needs (#18). Verdicts on gold
+# and on mirrored duplicates count here as real ones (raters see this figure, and one that did
+# not move it would tell them the task was a honeypot or a mirror); neither kind of task needs
+# any.
+_COMPARISON_PROGRESS = """
+SELECT t.rated, t.identical, v.counted FROM (
+    SELECT COUNT(*) FILTER (WHERE NOT t.gold AND NOT t.identical) AS rated,
+        COUNT(*) FILTER (WHERE t.identical) AS identical
+    FROM annotate_sxstask t WHERE t.comparison_id = %s AND t.mirror_of_id IS NULL
+) t, (
+    SELECT COUNT(*) AS counted FROM annotate_verdict v
+    INNER JOIN annotate_sxstask t ON t.id = v.task_id
+    WHERE t.comparison_id = %s AND NOT v.cant_judge
+) v
+"""
 
 
 def comparison_progress(comparison: Comparison) -> dict[str, int]:
     """Verdicts given out of the verdicts the comparison needs (identical tasks need none)."""
-    # Mirrored duplicates and gold tasks are no work the comparison needs (#18).
-    tasks = comparison.tasks.filter(mirror_of__isnull=True).aggregate(
-        rated=Count("pk", filter=Q(identical=False, gold=False)),
-        identical=Count("pk", filter=Q(identical=True)),
-    )
-    # Verdicts on gold and on mirrored duplicates count here as real ones (raters see this
-    # figure, and one that did not move it would tell them the task was a honeypot or a
-    # mirror); neither kind of task needs any.
-    counted = Verdict.objects.filter(task__comparison=comparison, cant_judge=False).count()
-    needed = tasks["rated"] * comparison.raters_per_task
-    return {"counted": min(counted, needed), "needed": needed, "identical": tasks["identical"]}
+    with connection.cursor() as cursor:
+        cursor.execute(_COMPARISON_PROGRESS, [comparison.pk, comparison.pk])
+        rated, identical, counted = cursor.fetchone()
+    needed = rated * comparison.raters_per_task
+    return {"counted": min(counted, needed), "needed": needed, "identical": identical}
 
 
 def median_answer_seconds(campaign) -> float | None:
@@ -157,7 +174,8 @@ def _documents(ids: set[int], card: Card) -> dict[int, Document]:
     fields = (
         ("title", "url", "snippet", "extra") if card.reads_extra else ("title", "url", "snippet")
     )
-    return Document.objects.only(*fields).in_bulk(ids)
+    # Unordered: a dict by id either way, and the model's ordering joined the campaign.
+    return Document.objects.only(*fields).order_by().in_bulk(ids)
 
 
 def _shown(doc: Document, card: Card, pair: int, twin: int) -> dict:
@@ -256,14 +274,18 @@ def side_for(*, rater: AbstractBaseUser, task: SxsTask) -> str | None:
     return side
 
 
+_LAST_VERDICT = """
+SELECT v.task_id FROM annotate_verdict v INNER JOIN annotate_sxstask t ON t.id = v.task_id
+WHERE v.rater_id = %s AND t.comparison_id = %s ORDER BY v.created_at DESC, v.id DESC LIMIT 1
+"""
+
+
 def last_verdict_task_id(*, comparison: Comparison, rater: AbstractBaseUser) -> int | None:
     """The task the rater answered last: where Back goes without JavaScript."""
-    return (
-        Verdict.objects.filter(task__comparison=comparison, rater=rater)
-        .order_by("-created_at", "-pk")
-        .values_list("task_id", flat=True)
-        .first()
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(_LAST_VERDICT, [rater.pk, comparison.pk])
+        row = cursor.fetchone()
+    return row[0] if row else None
 
 
 def rater_comparisons(user: User) -> list[Comparison]:

@@ -21,7 +21,7 @@ from config.db import hot_cursor
 
 # The rule for an open task, written once in SQL: the queue walks the tasks with it at every
 # query boundary, where the ORM's version cost ~4 ms of CPU to compile each time (twice per
-# lease). `p` is the task; the parameters come from _open_params.
+# lease). `p` is the task; the parameters come from open_params.
 # Room is counted answers plus live leases below the answers needed. The walk passes every
 # task other raters hold (thousands, in a busy campaign), so the row decides whenever it can
 # (annotate/counted.py keeps its counters): with fewer lease rows than free slots the task has
@@ -68,7 +68,7 @@ def open_sql(kind: TaskKind) -> str:
     )
 
 
-def _open_params(kind: TaskKind, scope: Any, rater: AbstractBaseUser, now: datetime) -> list:
+def open_params(kind: TaskKind, scope: Any, rater: AbstractBaseUser, now: datetime) -> list:
     at = connection.ops.adapt_datetimefield_value(now)
     needed = kind.needed_default(scope)
     excluded = kind.exclusion_params(rater, at)
@@ -83,7 +83,7 @@ def open_tasks(kind: TaskKind, *, scope: Any, rater: AbstractBaseUser, now: date
     open query walks the tasks in query order and drops filled ones on one column, before any
     per-task subquery; nothing aggregates the whole pool.
     """
-    ids = RawSQL("SELECT p.id " + open_sql(kind), _open_params(kind, scope, rater, now))
+    ids = RawSQL("SELECT p.id " + open_sql(kind), open_params(kind, scope, rater, now))
     return kind.task_model.objects.filter(pk__in=ids)
 
 
@@ -93,7 +93,7 @@ def first_open_query(
     """The lowest query id above `after` with a task open to this rater."""
     sql = "SELECT p.query_id " + open_sql(kind) + " AND p.query_id > %s ORDER BY p.query_id LIMIT 1"
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*_open_params(kind, scope, rater, now), after or 0])
+        cursor.execute(sql, [*open_params(kind, scope, rater, now), after or 0])
         row = cursor.fetchone()
     return row[0] if row else None
 
@@ -109,7 +109,7 @@ def prioritized_open_queries(
         + " AND p.query_id IN ("
         + "SELECT id FROM annotate_query WHERE priority > 0 AND campaign_id = %s)"
     )
-    params = [*_open_params(kind, scope, rater, now), kind.campaign(scope).pk]
+    params = [*open_params(kind, scope, rater, now), kind.campaign(scope).pk]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         ids = [row[0] for row in cursor.fetchall()]
@@ -124,7 +124,7 @@ def open_ids(
 ) -> list[int]:
     sql = "SELECT p.id " + open_sql(kind) + " AND p.query_id = %s"
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*_open_params(kind, scope, rater, now), query_id])
+        cursor.execute(sql, [*open_params(kind, scope, rater, now), query_id])
         return [row[0] for row in cursor.fetchall()]
 
 
@@ -219,3 +219,22 @@ def aware(value: datetime | str) -> datetime:
     if isinstance(value, str):
         value = parse_datetime(value)
     return value if timezone.is_aware(value) else value.replace(tzinfo=UTC)
+
+
+@functools.cache
+def _legacy_sql(kind: TaskKind) -> str:
+    c = kind.counters
+    return (
+        f"SELECT l.{c.lease_fk} FROM {c.lease_table} l "
+        f"INNER JOIN {c.task_table} p ON p.id = l.{c.lease_fk} "
+        f"WHERE l.legacy AND l.rater_id = %s AND p.{kind.scope_column} = %s"
+    )
+
+
+def legacy_held_ids(kind: TaskKind, *, scope: Any, rater: AbstractBaseUser) -> list[int]:
+    """The tasks whose lease the rater held when handles came (handles.py), expired or not.
+    Every queue page asks; nearly always none, and the ORM's query cost more to compile than
+    to run."""
+    with connection.cursor() as cursor:
+        cursor.execute(_legacy_sql(kind), [rater.pk, scope.pk])
+        return [row[0] for row in cursor.fetchall()]

@@ -19,10 +19,11 @@ from annotate.forms.judge import ACTION_SKIP, JudgeForm
 from annotate.judging import handles
 from annotate.judging.graded import GRADED, GradeRefused
 from annotate.judging.leasing import PAUSED_MESSAGE
+from annotate.judging.open import legacy_held_ids
 from annotate.judging.progress import rater_progress
 from annotate.judging.qualification import quiz_blocks, quiz_needed_message, quiz_url
 from annotate.judging.screens import answer_token, item_of, judge_state, judgment_record
-from annotate.models import Campaign, Lease, PoolItem
+from annotate.models import Campaign, PoolItem
 from annotate.selectors import campaign_managed_by
 from annotate.selectors_judge import (
     Card,
@@ -182,8 +183,7 @@ def _legacy_key(rater: AbstractBaseUser, campaign: Campaign) -> dict:
     """The outbox key pages used before handles, and the handles of the items the rater held
     then (whose ids those pages showed), only while such leases remain: grades kept under the
     old key are sent once more under their handles, then the key is gone (handles.py)."""
-    held = Lease.objects.filter(rater=rater, pool_item__campaign=campaign, legacy=True)
-    ids = list(held.values_list("pool_item_id", flat=True))
+    ids = legacy_held_ids(GRADED, scope=campaign, rater=rater)
     if not ids:
         return {}
     return {

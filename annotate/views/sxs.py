@@ -22,6 +22,7 @@ from django.views.decorators.http import require_http_methods
 
 from annotate.forms.sxs import VerdictForm
 from annotate.judging import handles
+from annotate.judging.open import legacy_held_ids
 from annotate.judging.progress import rater_sxs_progress
 from annotate.judging.qualification import quiz_blocks, quiz_needed_message, quiz_url
 from annotate.judging.screens import (
@@ -32,7 +33,7 @@ from annotate.judging.screens import (
     task_of,
 )
 from annotate.judging.sxs import SXS, VerdictRefused
-from annotate.models import Comparison, SxsTask, TaskLease, TaskSkip, Verdict
+from annotate.models import Comparison, SxsTask, TaskSkip, Verdict
 from annotate.selectors_judge import Card, rater_paused
 from annotate.selectors_sxs import (
     chosen_side,
@@ -181,8 +182,7 @@ def _task_url(comparison: Comparison, rater: AbstractBaseUser, task_id: int) -> 
 def _legacy_key(rater: AbstractBaseUser, comparison: Comparison) -> dict:
     """The outbox key pages used before handles and the handles of the tasks held then, while
     such leases remain (see judge._legacy_key)."""
-    held = TaskLease.objects.filter(rater=rater, task__comparison=comparison, legacy=True)
-    ids = list(held.values_list("task_id", flat=True))
+    ids = legacy_held_ids(SXS, scope=comparison, rater=rater)
     if not ids:
         return {}
     slug = comparison.campaign.slug
@@ -192,7 +192,8 @@ def _legacy_key(rater: AbstractBaseUser, comparison: Comparison) -> dict:
     }
 
 
-def base_context(request, comparison, *, error: str) -> dict:
+def base_context(request, comparison, *, error: str, overall: dict | None = None) -> dict:
+    """What every side-by-side page shows; `overall` when the caller counted it already."""
     card = Card.of(comparison.campaign)
     return {
         "card": card.parts,
@@ -201,7 +202,7 @@ def base_context(request, comparison, *, error: str) -> dict:
         "comparison_id": comparison.pk,
         "label": rater_label(comparison),
         "queue_url": _queue_url(comparison),
-        "overall": overall_progress(comparison),
+        "overall": overall if overall is not None else overall_progress(comparison),
         "strengths": STRENGTHS,
         "guidelines": guidelines_html(request, comparison.campaign),
         "shown_at": f"{time.time():.3f}",
@@ -213,7 +214,7 @@ def _queue_page(
     request: HttpRequest, comparison: Comparison, *, error: str = "", status: int = 200
 ) -> HttpResponse:
     held, state = sxs_state(rater=request.user, comparison=comparison)
-    context = base_context(request, comparison, error=error)
+    context = base_context(request, comparison, error=error, overall=state["overall"])
     context["progress"] = state["progress"]
     if not held:
         return render(request, "annotate/sxs_done.html", context, status=status)
