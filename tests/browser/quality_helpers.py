@@ -9,7 +9,8 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from annotate.models import Campaign, Membership
-from tests.browser.test_judging import keys_ready, log_in
+from tests.browser.session import log_in
+from tests.browser.test_judging import keys_ready
 
 
 def press_until_paused(

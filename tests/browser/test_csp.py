@@ -9,6 +9,7 @@ import pytest
 
 from annotate.models import Campaign
 from tests.annotate.sxs_helpers import distinct_lists, make_comparison
+from tests.browser.session import log_in
 from tests.conftest import PASSWORD
 from tests.metrics.report_helpers import make_world
 
@@ -79,7 +80,8 @@ def test_the_managers_pages_render_without_a_csp_violation(world, personas, live
 
     make_judge(personas.campaign, "http://127.0.0.1:9/v1")  # its page previews a prompt
     seen = _watch(page)
-    _log_in(page, live_server, "manager")
+    # Signed in by cookie: the login page and its form are checked with the rater's screens.
+    log_in(page, live_server.url, "manager", home=False)
     base = live_server.url
     urls = [
         "/",
