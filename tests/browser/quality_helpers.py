@@ -9,7 +9,18 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from annotate.models import Campaign, Membership
-from tests.browser.test_judging import keys_ready, log_in
+from tests.browser.session import log_in
+from tests.browser.test_judging import keys_ready
+
+DOUBLE_TAP_MS = 150  # static/js/judge-keys.js
+# The page's clock when a key press last reached the window: keydown bubbles there after the
+# judging page's own handler on the document has run (and marked the press handled).
+WATCH_KEYS = """() => {
+  if (window.__keyDoneAt !== undefined) return;
+  window.__keyDoneAt = null;
+  window.addEventListener("keydown", () => { window.__keyDoneAt = performance.now(); });
+}"""
+PAST_GUARD = "gap => !(window.__keyDoneAt > performance.now() - gap)"
 
 
 def press_until_paused(
@@ -24,12 +35,14 @@ def press_until_paused(
             return presses
         keys_ready(page)
         pressed = key(page)
-        # One answer a press: wait for its answer before the next (and past the 150 ms
-        # double-tap guard, which ignores the same key pressed again at once).
+        page.evaluate(WATCH_KEYS)
+        # One answer a press: wait for its answer before the next, and past the double-tap
+        # guard, which ignores the same key pressed again within 150 ms of the page handling
+        # it; timed by the page's own clock from after its handler ran.
         with page.expect_response(lambda r: r.request.method == "POST"):
             page.keyboard.press(pressed)
         presses += 1
-        page.wait_for_timeout(250)
+        page.wait_for_function(PAST_GUARD, arg=DOUBLE_TAP_MS + 10)
     raise AssertionError("the rater was never paused")
 
 
@@ -47,7 +60,7 @@ def manager_resumes(
     resumes them."""
     context = page.context.browser.new_context(viewport={"width": 1400, "height": 900})
     manager = context.new_page()
-    log_in(manager, base_url, "manager")
+    log_in(manager, base_url, "manager", home=False)
     manager.goto(f"{base_url}/reports/{campaign.slug}/raters/")
     row = manager.locator('tr[data-rater="rater"]')
     expect(row.get_by_test_id("standing")).to_contain_text("Paused")

@@ -9,7 +9,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from annotate.models import Grade, GradeChange, Skip, TaskSkip, Verdict
-from tests.browser.test_judging import build_campaign, log_in, page_errors, shown_title
+from tests.browser.session import log_in
+from tests.browser.test_judging import build_campaign, page_errors, shown_title
 from tests.browser.test_sxs import build
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -20,7 +21,7 @@ def second_device(page: Page, live_server, username: str = "rater") -> Page:
     other = page.context.browser.new_context(viewport={"width": 1280, "height": 900})
     device = other.new_page()
     device.set_default_timeout(15_000)
-    log_in(device, live_server.url, username)
+    log_in(device, live_server.url, username, home=False)
     return device
 
 
@@ -33,7 +34,7 @@ def test_two_devices_show_the_conflict_and_the_rater_keeps_their_choice(
 ):
     build_campaign(personas.campaign)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     url = f"{live_server.url}/judge/campaign-a/"
     page.goto(url)
     laptop_doc = shown_title(page)
@@ -77,7 +78,7 @@ def test_two_devices_show_the_conflict_and_the_rater_keeps_their_choice(
 
 def test_a_second_tab_waits_until_the_rater_takes_the_queue_over(personas, live_server, page):
     build_campaign(personas.campaign)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     url = f"{live_server.url}/judge/campaign-a/"
     page.goto(url)
     first = shown_title(page)
@@ -103,7 +104,7 @@ def test_a_second_tab_waits_until_the_rater_takes_the_queue_over(personas, live_
 def test_a_skip_is_undone_from_the_history_and_graded(personas, live_server, page):
     build_campaign(personas.campaign)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(f"{live_server.url}/judge/campaign-a/")
     skipped = shown_title(page)
     page.keyboard.press("s")
@@ -134,7 +135,7 @@ def test_a_skip_is_undone_from_the_history_and_graded(personas, live_server, pag
 
 def test_a_skipped_document_is_graded_from_its_review(personas, live_server, page):
     build_campaign(personas.campaign)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(f"{live_server.url}/judge/campaign-a/")
     skipped = shown_title(page)
     page.keyboard.press("s")
@@ -150,7 +151,7 @@ def test_a_skipped_document_is_graded_from_its_review(personas, live_server, pag
 def test_side_by_side_skip_and_cant_judge_by_keyboard(personas, live_server, page):
     comparison = build(personas.campaign)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(f"{live_server.url}/sxs/campaign-a/{comparison.pk}/")
     query = page.locator("#query-text")
     first = query.inner_text()

@@ -22,7 +22,8 @@ from annotate.models import (
 from annotate.services.gold import gold_item_set
 from annotate.services.quality import EVERY
 from tests.browser.quality_helpers import manager_resumes, press_until_paused
-from tests.browser.test_judging import keys_ready, log_in, page_errors
+from tests.browser.session import log_in
+from tests.browser.test_judging import keys_ready, page_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -61,7 +62,7 @@ def test_a_rater_who_misses_gold_is_paused_then_resumed(personas, live_server, p
     campaign = personas.campaign
     membership = Membership.objects.get(campaign=campaign, user=personas.rater)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(f"{live_server.url}/judge/{campaign.slug}/")
     presses = press_until_paused(page, membership, lambda _page: "b", limit=QUERIES * DOCS)
 

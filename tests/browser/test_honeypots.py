@@ -9,7 +9,8 @@ from playwright.sync_api import expect
 
 from annotate.models import Document, Grade, PoolItem, Query
 from annotate.services.gold import gold_item_set
-from tests.browser.test_judging import log_in, page_errors, shown_title
+from tests.browser.session import log_in
+from tests.browser.test_judging import page_errors, shown_title
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -52,7 +53,7 @@ def test_a_rater_judges_with_a_honeypot_mixed_in(personas, live_server, page):
     campaign.honeypot_share = 1.0  # the first query leased is the honeypot; later ones real
     campaign.save()
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(f"{live_server.url}/judge/campaign-a/")
     given: dict[str, str] = {}
     keys = list(KEYS)

@@ -8,7 +8,8 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from annotate.models import Grade, Membership, Role
-from tests.browser.test_judging import build_campaign, log_in, page_errors, settle, shown_title
+from tests.browser.session import log_in
+from tests.browser.test_judging import build_campaign, page_errors, settle, shown_title
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -18,7 +19,7 @@ INVITEE_PASSWORD = "plum-orchard-violin-42"
 def test_an_invitee_accepts_and_judges(personas, live_server, browser, page, artifacts):
     campaign = personas.campaign
     build_campaign(campaign)
-    log_in(page, live_server.url, "manager")
+    log_in(page, live_server.url, "manager", home=False)
     page.goto(f"{live_server.url}/campaigns/{campaign.slug}/raters/")
     invite = page.locator("section", has=page.get_by_role("heading", name="Invite a rater"))
     invite.get_by_label("Name").fill("Zhang Wei")

@@ -28,6 +28,7 @@ from annotate.models import (
     System,
 )
 from annotate.services.campaigns import membership_set
+from tests.browser.session import log_in
 from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -86,14 +87,6 @@ def build_campaign(campaign) -> list[PoolItem]:
             RunEntry.objects.create(run=run, query=query, document=doc, rank=31337, score=0.987654)
             items.append(PoolItem.objects.create(campaign=campaign, query=query, document=doc))
     return items
-
-
-def log_in(page: Page, base_url: str, username: str) -> None:
-    page.goto(f"{base_url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name=f"Hello, {username}")).to_be_visible()
 
 
 def page_errors(page: Page) -> list[str]:
@@ -246,7 +239,7 @@ def test_the_screen_works_as_plain_forms_without_javascript(personas, live_serve
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     page.set_default_timeout(15_000)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(f"{live_server.url}/judge/campaign-a/")
     first = shown_title(page, script=False)
     page.get_by_role("button", name="Fair").click()
@@ -276,7 +269,7 @@ def test_a_grade_survives_a_network_error_and_a_refusal_is_shown(personas, live_
 
     page.route("**/api/judgments/", flaky)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(f"{live_server.url}/judge/campaign-a/")
     first = press_and_wait(page, "g")
     expect(page.locator("#save-status")).to_have_text("All grades saved")
@@ -303,7 +296,7 @@ def test_a_grade_survives_a_network_error_and_a_refusal_is_shown(personas, live_
 
 def test_buttons_are_named_and_focus_is_visible(personas, live_server, page, artifacts):
     build_campaign(personas.campaign)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(f"{live_server.url}/judge/campaign-a/")
     for name in ("Good", "Fair", "Bad", "Skip", "Can't judge"):
         expect(page.get_by_role("button", name=name, exact=True)).to_be_visible()
@@ -326,7 +319,7 @@ def test_buttons_are_named_and_focus_is_visible(personas, live_server, page, art
 
 def test_a_grade_sent_while_offline_is_kept_across_a_closed_tab(personas, live_server, page):
     build_campaign(personas.campaign)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.route("**/api/judgments/", lambda route: route.abort("internetdisconnected"))
     page.goto(f"{live_server.url}/judge/campaign-a/")
     graded = press_and_wait(page, "b")

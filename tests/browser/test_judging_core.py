@@ -21,7 +21,8 @@ from annotate.models import Grade, Lease, TaskLease, Verdict, VerdictChange
 from annotate.services.quality import rater_pause
 from tests.annotate.queue_helpers import item_id
 from tests.annotate.sxs_helpers import task_id
-from tests.browser.test_judging import build_campaign, log_in, page_errors, shown_title
+from tests.browser.session import log_in
+from tests.browser.test_judging import build_campaign, page_errors, shown_title
 from tests.browser.test_sxs import build
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -110,7 +111,7 @@ def test_a_double_tap_grades_one_document_and_another_key_between_means_two(
 ):
     build_campaign(personas.campaign)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(f"{live_server.url}/judge/campaign-a/")
     first = shown_title(page)
     press_together(page, "g", "g")
@@ -135,7 +136,7 @@ def test_a_double_tap_answers_one_task_and_typing_a_reason_between_means_two(
 ):
     comparison = build(personas.campaign)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(sxs_url(live_server, comparison))
     first = page.locator("#query-text").inner_text()
     press_together(page, "ArrowDown", "ArrowDown")
@@ -173,7 +174,7 @@ def test_a_double_tap_on_a_slow_machine_still_answers_one(screen, personas, live
         url, key, shown = f"{live_server.url}/judge/campaign-a/", "g", "#doc-title"
     else:
         url, key, shown = sxs_url(live_server, build(personas.campaign)), "ArrowDown", "#query-text"
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(url)
     expect(page.locator("[data-ready]")).to_have_count(1)
     first = page.locator(shown).inner_text()
@@ -231,7 +232,7 @@ def test_the_page_says_what_it_holds_and_fills_the_reply_from_it(
             "verdicts",
         )
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(url)
     expect(page.locator("[data-ready]")).to_have_count(1)
     sent, queues = [], []
@@ -307,7 +308,7 @@ def test_the_answer_a_rule_pauses_the_rater_on_is_shown_as_stored(
         )
         done, banner = "1 of 4 done", "Changing an earlier answer (now About the same)"
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(url)
     expect(page.locator("[data-ready]")).to_have_count(1)
 
@@ -340,7 +341,7 @@ def test_an_answer_kept_offline_on_the_sxs_page_is_sent_when_the_network_returns
 ):
     comparison = build(personas.campaign)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.route("**/api/verdicts/", lambda route: route.abort("internetdisconnected"))
     page.goto(sxs_url(live_server, comparison))
     key = page.evaluate("JSON.parse(document.getElementById('sxs-state').textContent).storageKey")
@@ -371,7 +372,7 @@ def test_grades_kept_by_an_earlier_judging_page_are_sent_and_counted(personas, l
     bad = personas.campaign.labels.get(name="Bad")
     key = f"judge-outbox:campaign-a:{personas.rater.pk}"
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(f"{live_server.url}/judge/campaign-a/")
     item = page.evaluate("JSON.parse(document.getElementById('judge-state').textContent).items[0]")
     item_pk = item_id(personas.rater, item["id"])
@@ -397,7 +398,7 @@ def test_verdicts_kept_by_an_earlier_sxs_page_are_sent_and_counted(personas, liv
     comparison = build(personas.campaign)
     key = f"sxs-outbox:campaign-a:{comparison.pk}:{personas.rater.pk}"
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(sxs_url(live_server, comparison))
     task = page.evaluate("JSON.parse(document.getElementById('sxs-state').textContent).tasks[0]")
     task_pk = task_id(personas.rater, task["id"])
@@ -433,7 +434,7 @@ def test_a_refused_verdict_is_shown_and_marked_not_stored(personas, live_server,
 
     page.route("**/api/verdicts/", refuse_once)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(sxs_url(live_server, comparison))
     first = page.locator("#query-text").inner_text()
     page.keyboard.press("ArrowLeft")
@@ -458,7 +459,7 @@ def test_a_refused_verdict_is_shown_and_marked_not_stored(personas, live_server,
 def test_the_graded_help_lists_the_graded_keys(personas, live_server, page):
     build_campaign(personas.campaign)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(f"{live_server.url}/judge/campaign-a/")
     help_dialog = toggle_help(page, shown=True)
     expect(help_dialog.locator("tr", has_text="Skip")).to_contain_text("S")
@@ -473,7 +474,7 @@ def test_the_sxs_help_lists_its_own_keys_not_the_graded_ones(personas, live_serv
     personas.campaign.guidelines = SXS_GUIDELINES
     personas.campaign.save()
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(sxs_url(live_server, comparison))
     help_dialog = toggle_help(page, shown=True)
     expect(help_dialog.locator("tr", has_text="About the same")).to_contain_text("S")
@@ -501,7 +502,7 @@ def test_the_sxs_help_lists_its_own_keys_not_the_graded_ones(personas, live_serv
 def test_keys_press_the_buttons_on_the_page_of_an_earlier_verdict(personas, live_server, page):
     comparison = build(personas.campaign)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     open_earlier_answer(page, sxs_url(live_server, comparison), "ArrowDown", "answer")
     expect(page.locator("#change-banner")).to_contain_text("Your answer: About the same")
     toggle_help(page, shown=True)
@@ -519,7 +520,7 @@ def test_keys_press_the_buttons_on_the_page_of_an_earlier_verdict(personas, live
 def test_keys_press_the_buttons_on_the_page_of_an_earlier_grade(personas, live_server, page):
     build_campaign(personas.campaign)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     open_earlier_answer(page, f"{live_server.url}/judge/campaign-a/", "g", "grade")
     expect(page.locator("#change-banner")).to_contain_text("Your grade: Good")
     toggle_help(page, shown=True)

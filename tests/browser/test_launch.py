@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 
 from annotate.models import Comparison, System, Verdict
 from tests.annotate.sxs_helpers import BASE_RUN, CAND_RUN, build_runs, distinct_lists
-from tests.browser.test_sxs import log_in
+from tests.browser.session import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -30,7 +30,7 @@ def test_the_decision_is_provisional_until_the_plan_is_complete(
     System.objects.filter(campaign=personas.campaign, runs__name=BASE_RUN).update(
         is_production=True
     )
-    log_in(page, live_server.url, "manager")
+    log_in(page, live_server.url, "manager", home=False)
     page.goto(f"{live_server.url}/campaigns/campaign-a/comparisons/")
     # The form is preset the right way round: production as the baseline.
     expect(page.get_by_label("Baseline run (A, in production)")).to_have_value(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_sxs import log_in
+from tests.browser.session import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -22,7 +22,7 @@ def test_the_outcome_of_an_import_shows_where_the_page_jumps(personas, live_serv
     lines = "".join(f"q{i}\tquery number {i}\n" for i in range(1, 4))
     path = tmp_path / "queries.tsv"
     path.write_text(lines, encoding="utf-8")
-    log_in(page, live_server.url, "manager")
+    log_in(page, live_server.url, "manager", home=False)
     page.goto(f"{live_server.url}/campaigns/{personas.campaign.slug}/")
     page.locator("#imports").get_by_label("What the file holds").select_option("queries")
     page.locator("#imports").get_by_label("File (UTF-8)").set_input_files(str(path))
@@ -46,7 +46,7 @@ def test_the_outcome_of_pooling_shows_where_the_page_jumps(personas, live_server
         for d in range(3):
             doc = Document.objects.create(campaign=campaign, external_id=f"q{q}d{d}")
             RunEntry.objects.create(run=run, query=query, document=doc, rank=d + 1, score=3.0 - d)
-    log_in(page, live_server.url, "manager")
+    log_in(page, live_server.url, "manager", home=False)
     page.goto(f"{live_server.url}/campaigns/{campaign.slug}/")
     section = page.locator("#pooling")
     # Nothing chosen: the refusal is said in the pooling section too, not at the page's top.
@@ -85,7 +85,7 @@ def test_a_manager_previews_the_judging_screen_from_the_reports_menu(personas, l
             snippet=LONG_SNIPPET,
         )  # fmt: skip
         PoolItem.objects.create(campaign=campaign, query=query, document=doc)
-    log_in(page, live_server.url, "manager")
+    log_in(page, live_server.url, "manager", home=False)
     page.goto(f"{live_server.url}/reports/{campaign.slug}/")
     page.locator('[data-nav="preview"]').click()
     expect(page.get_by_test_id("preview-banner")).to_contain_text("item 1 of 2")
@@ -116,7 +116,7 @@ def test_no_manager_page_scrolls_sideways_on_a_phone(personas, live_server, page
 
     comparison = make_comparison(personas.campaign, distinct_lists(4), min_queries=1)
     page.set_viewport_size({"width": 390, "height": 844})
-    log_in(page, live_server.url, "manager")
+    log_in(page, live_server.url, "manager", home=False)
     slug = personas.campaign.slug
     wide = []
     for path in ("/", f"/campaigns/{slug}/", f"/campaigns/{slug}/comparisons/",
@@ -152,7 +152,7 @@ def test_adjudication_shows_the_document_as_raters_saw_it_and_opens_long_text(
         "**/static/card-test.png",
         lambda route: route.fulfill(status=200, content_type="image/png", body=PNG),
     )
-    log_in(page, live_server.url, "manager")
+    log_in(page, live_server.url, "manager", home=False)
     page.goto(f"{live_server.url}/reports/{campaign.slug}/disagreements/")
     card = page.get_by_test_id("doc-card").first
     parts = card.evaluate("td => [...td.querySelectorAll('[data-part]')].map(e => e.dataset.part)")
@@ -179,7 +179,7 @@ def test_the_side_by_side_preview_marks_and_shortens_as_raters_see_it(personas, 
     from tests.browser.test_screens import sxs_world
 
     comparison = sxs_world(personas.campaign, queries=1)
-    log_in(page, live_server.url, "manager")
+    log_in(page, live_server.url, "manager", home=False)
     url = reverse(
         "annotate:sxs_preview",
         kwargs={"slug": personas.campaign.slug, "comparison_id": comparison.pk},

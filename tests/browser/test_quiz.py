@@ -12,8 +12,9 @@ from annotate.models import GoldPurpose, Grade, QuizAnswer, QuizAttempt
 from annotate.selectors_judge import label_keys
 from annotate.services.gold import gold_item_set
 from tests.annotate.quiz.helpers import require_quiz
+from tests.browser.session import log_in
 from tests.browser.test_honeypots import QUERIES, _campaign
-from tests.browser.test_judging import log_in, page_errors, shown_title
+from tests.browser.test_judging import page_errors, shown_title
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -43,7 +44,7 @@ def test_a_rater_fails_the_quiz_once_passes_then_judges(personas, live_server, p
         )
     require_quiz(campaign, items=3, pass_percent=100, attempts=3)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(f"{live_server.url}/judge/campaign-a/")
     expect(page).to_have_url(f"{live_server.url}/judge/campaign-a/quiz/")
     expect(page.get_by_text("Pass the qualification quiz first")).to_be_visible()
@@ -106,7 +107,7 @@ def test_side_by_side_quiz_by_the_arrow_keys(personas, live_server, page):
     comparison, quiz_tasks, _real = quiz_comparison(personas.campaign, quiz_tasks=2)
     require_quiz(comparison, items=2, pass_percent=50)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     quiz_url = f"{live_server.url}/sxs/campaign-a/{comparison.pk}/quiz/"
     page.goto(f"{live_server.url}/sxs/campaign-a/{comparison.pk}/")
     expect(page).to_have_url(quiz_url)

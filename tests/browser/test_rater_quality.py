@@ -13,8 +13,8 @@ from playwright.sync_api import expect
 from annotate.models import Membership, QualityEvent, SxsTask, TaskLease, Verdict
 from tests.annotate.sxs_helpers import distinct_lists, make_comparison
 from tests.browser.quality_helpers import manager_resumes, press_until_paused
+from tests.browser.session import log_in
 from tests.browser.test_judging import keys_ready
-from tests.browser.test_sxs import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -28,7 +28,7 @@ def test_an_inconsistent_rater_is_paused_then_resumed(personas, live_server, pag
     campaign.save()
     comparison = make_comparison(campaign, distinct_lists(40), mirror_share=0.5)
     membership = Membership.objects.get(campaign=campaign, user=personas.rater)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     page.goto(f"{live_server.url}/sxs/{campaign.slug}/{comparison.pk}/")
     press_until_paused(page, membership, lambda _page: "ArrowLeft")
 

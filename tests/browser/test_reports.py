@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import PASSWORD
+from tests.browser import session
 from tests.metrics.report_helpers import make_world
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -15,11 +15,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SYSTEMS = ("alpha", "beta", "gamma")
 
 
-def log_in(page, live_server, username: str = "manager") -> None:
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+def log_in(page, live_server, username: str = "manager", *, home: bool = True) -> None:
+    session.log_in(page, live_server.url, username, home=home)
 
 
 def chart_texts(page, testid: str) -> list[str]:
@@ -75,7 +72,7 @@ def test_the_systems_page_draws_every_system(world, live_server, page, artifacts
 
 
 def test_the_dashboard_draws_progress_and_agreement(world, live_server, page, artifacts):
-    log_in(page, live_server)
+    log_in(page, live_server, home=False)
     page.goto(f"{live_server.url}/reports/campaign-a/")
     timeline = chart_texts(page, "timeline-chart")
     assert "Grades per hour, by rater" in timeline
@@ -88,7 +85,7 @@ def test_the_dashboard_draws_progress_and_agreement(world, live_server, page, ar
 
 
 def test_a_manager_settles_a_disagreement(world, live_server, page, artifacts):
-    log_in(page, live_server)
+    log_in(page, live_server, home=False)
     page.goto(f"{live_server.url}/reports/campaign-a/disagreements/")
     first = page.get_by_test_id("disagreements").locator("tbody tr").first
     item = first.get_attribute("data-item")

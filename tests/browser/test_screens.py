@@ -13,8 +13,8 @@ from playwright.sync_api import Page, expect
 
 from annotate.models import Campaign, Document, PoolItem, Query, Run, RunEntry, System
 from annotate.services.sxs_setup import comparison_create
+from tests.browser.session import log_in
 from tests.browser.test_judging import page_errors
-from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -40,15 +40,6 @@ def new_page(browser, viewport: dict) -> Page:
     return page
 
 
-def log_in(page: Page, base_url: str, username: str) -> None:
-    # The first request loads the URL configuration: slow on a busy machine.
-    page.goto(f"{base_url}/login/", timeout=120_000)
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name=f"Hello, {username}")).to_be_visible()
-
-
 def graded(campaign, queries, **settings) -> None:
     """A pool of (query text, [(title, snippet, extra)]) for the campaign's rater."""
     Campaign.objects.filter(pk=campaign.pk).update(**settings)
@@ -70,7 +61,7 @@ def graded(campaign, queries, **settings) -> None:
 
 
 def open_judging(page: Page, base_url: str) -> None:
-    log_in(page, base_url, "rater")
+    log_in(page, base_url, "rater", home=False)
     page.goto(f"{base_url}/judge/campaign-a/")
     page.wait_for_selector("#judge[data-ready]")
 

@@ -13,8 +13,8 @@ from playwright.sync_api import Page, expect
 
 from annotate.models import Document, Query, Run, RunEntry, System, Verdict, VerdictChange
 from annotate.services.sxs_setup import comparison_create
+from tests.browser.session import log_in
 from tests.browser.test_judging import keys_ready
-from tests.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -85,14 +85,6 @@ def build(campaign):
         depth=3,
         seed=2,
     )
-
-
-def log_in(page: Page, base_url: str, username: str) -> None:
-    page.goto(f"{base_url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name=f"Hello, {username}")).to_be_visible()
 
 
 def candidate_is_left(page: Page) -> bool:
@@ -194,7 +186,7 @@ def test_seed_002_end_to_end_in_the_browser_gives_minus_a_quarter(
     # The manager reads the report.
     manager = page.context.browser.new_context(viewport={"width": 1280, "height": 900})
     report = manager.new_page()
-    log_in(report, live_server.url, "manager")
+    log_in(report, live_server.url, "manager", home=False)
     report.goto(f"{live_server.url}/campaigns/campaign-a/")
     report.get_by_role("link", name="Comparisons and reports").click()
     report.get_by_role("link", name="Report", exact=True).click()

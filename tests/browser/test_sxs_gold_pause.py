@@ -34,7 +34,8 @@ from annotate.services.gold import gold_task_set
 from annotate.services.quality import EVERY
 from tests.annotate.sxs_helpers import distinct_lists, make_comparison
 from tests.browser.quality_helpers import manager_resumes, press_until_paused
-from tests.browser.test_judging import keys_ready, log_in, page_errors
+from tests.browser.session import log_in
+from tests.browser.test_judging import keys_ready, page_errors
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -133,7 +134,7 @@ def test_a_rater_who_misses_side_by_side_gold_is_paused_then_resumed(
     monkeypatch.setattr(honeypots, "_draw", AlternatingDraw())
     membership = Membership.objects.get(campaign=campaign, user=personas.rater)
     errors = page_errors(page)
-    log_in(page, live_server.url, "rater")
+    log_in(page, live_server.url, "rater", home=False)
     url = f"{live_server.url}/sxs/{campaign.slug}/{comparison.pk}/"
     page.goto(url)
     seen: list[Seen] = []
