@@ -6,13 +6,17 @@ campaign B, an outsider with an account but no campaign, and an anonymous visito
 
 from __future__ import annotations
 
+import copy
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
+
+from tests.support.shared_rows import rolled_back_afterwards
 
 PASSWORD = "correct-horse-battery-staple"
 
@@ -227,8 +231,7 @@ class Personas:
         return client
 
 
-@pytest.fixture
-def personas(db) -> Personas:
+def _made_personas() -> Personas:
     from annotate.models import Role
     from annotate.services.campaigns import campaign_create, membership_set
 
@@ -240,6 +243,67 @@ def personas(db) -> Personas:
     membership_set(campaign=campaign, user=users["rater"], role=Role.RATER)
     membership_set(campaign=other, user=users["other_rater"], role=Role.RATER)
     return Personas(campaign=campaign, other_campaign=other, **users)
+
+
+# What makes a test transactional: its rows are committed and flushed afterwards, so it cannot
+# run inside a transaction that outlives it.
+_TRANSACTIONAL_FIXTURES = frozenset(
+    (
+        "transactional_db",
+        "live_server",
+        "django_db_reset_sequences",
+        "django_db_serialized_rollback",
+    )
+)
+_TRANSACTIONAL_FLAGS = ("transaction", "reset_sequences", "serialized_rollback")
+
+
+def _shares_personas(module: pytest.Module, items: list[pytest.Item]) -> bool:
+    """Whether the personas of `module` can be made once for all its tests: every test of it
+    that reaches the database asks for them (another would find their rows there), and none
+    is transactional (it would commit inside the module's transaction and flush it)."""
+    for item in items:
+        if item.getparent(pytest.Module) is not module:
+            continue
+        names = set(item.fixturenames)
+        marker = item.get_closest_marker("django_db")
+        if names & _TRANSACTIONAL_FIXTURES:
+            return False
+        if marker is not None and any(marker.kwargs.get(flag) for flag in _TRANSACTIONAL_FLAGS):
+            return False
+        # django_db_blocker is in every test's closure (pytest-django's autouse fixtures ask
+        # for it): only a test that takes it itself opens the database with it.
+        own = getattr(item, "_fixtureinfo", None)
+        takes_blocker = own is None or "django_db_blocker" in own.argnames
+        uses_database = marker is not None or "_django_db_helper" in names or takes_blocker
+        if uses_database and "personas" not in names:
+            return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def _module_personas(request, django_db_setup, django_db_blocker) -> Iterator[Personas | None]:
+    """The personas' rows made once for a module's tests, when _shares_personas allows it: in
+    a transaction rolled back after the module (tests/support/shared_rows.py), each test's own
+    transaction a savepoint inside it, so what a test changes in them is undone before the next
+    (tests/test_personas_fixture.py). Made per test (29 queries: 5 users, 2 campaigns with their
+    labels and members), they cost each of ~1,700 tests about 6 ms of CPU before its own work.
+    None: they are made per test, as before."""
+    if not _shares_personas(request.node, request.session.items):
+        yield None
+        return
+    with rolled_back_afterwards(django_db_blocker):
+        yield _made_personas()
+
+
+@pytest.fixture
+def personas(_module_personas, db) -> Personas:
+    if _module_personas is None:
+        return _made_personas()
+    # A fresh copy of the instances as they were made, one copy of the whole so that what
+    # points to the same instance still does (the campaign's cached creator is the manager):
+    # a change a test makes to its instances, saved or not, stays with that test.
+    return copy.deepcopy(_module_personas)
 
 
 PERSONA_NAMES = ["rater", "other_rater", "manager", "other_manager", "outsider", "anonymous"]
