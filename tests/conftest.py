@@ -33,26 +33,13 @@ os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parents[1] / "var" / "numba"))
 
 
-# The browser tests' modules that make up the second of their two groups: about half of their
-# time (measured with --durations), so that two workers can share them. Both stack tests (their
-# own server and worker processes) are in the first group.
-SECOND_BROWSER_GROUP = {
-    "test_answer_rules", "test_csp", "test_gold_pause", "test_invitations", "test_judging",
-    "test_launch", "test_login", "test_rater_quality", "test_screens", "test_screens_dark",
-    "test_screenshots", "test_server_drained", "test_sxs_gold_pause",
-}  # fmt: skip
-
-
 def serial_group(item: pytest.Item) -> str | None:
     """The xdist group of a test that runs in one worker, one after the other, while the other
-    workers go on (`make test` runs `pytest -n auto --dist loadgroup`): the browser tests, in two
-    groups, each with one Chromium (two workers share the browser tests' time, and however many
-    workers there are, at most two Chromiums run); the PostgreSQL race tests (threads on their
-    own connections, so transactional) time their threads against each other and should not also
-    race each other for the CPU."""
+    workers go on (`make test` runs `pytest -n auto --dist loadgroup`): the browser tests share
+    one Chromium; the PostgreSQL race tests (threads on their own connections, so transactional)
+    time their threads against each other and should not also race each other for the CPU."""
     if "browser" in item.keywords:
-        module = item.module.__name__.rpartition(".")[2] if item.module else ""
-        return "browser-2" if module in SECOND_BROWSER_GROUP else "browser"
+        return "browser"
     django_db = item.get_closest_marker("django_db")
     if "postgres" in item.keywords and django_db and django_db.kwargs.get("transaction"):
         return "postgres-races"
