@@ -168,6 +168,11 @@ def _everything(client, slug: str, label: int) -> list[str]:
     return [s.decode() if isinstance(s, bytes) else s for s in seen]
 
 
+# A time as the pages show it ("Nov 28, 14:57", SHORT_DATETIME_FORMAT): the two campaigns'
+# fetches can fall in different minutes (seen failing: "given 14:57" against "14:58").
+SHOWN_TIME = r"\b(?:[A-Z][a-z]{2} \d{1,2}, )?\d{1,2}:\d\d\b"
+
+
 def _blanked(texts: list[str], rater, handles_seen: list[str], campaign) -> list[str]:
     """The content left out: query and document texts, the rater's handles and names,
     times, the CSRF token and the grades' database ids."""
@@ -186,6 +191,7 @@ def _blanked(texts: list[str], rater, handles_seen: list[str], campaign) -> list
         text = re.sub(r"\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)?", "TIME", text)
         text = re.sub(r"\"id\": ?\d+", '"id": N', text)
         text = re.sub(r"\b1\d{9}(\.\d+)?\b", "EPOCH", text)  # times shown, in seconds
+        text = re.sub(SHOWN_TIME, "SHOWN", text)
         text = re.sub(r"(judge-outbox:[\w-]+:)[\w-]+", r"\1KEY", text)  # per rater
         out.append(text)
     return out
@@ -269,6 +275,7 @@ def _sxs_blanked(texts: list[str], user, comparison) -> list[str]:
         text = re.sub(r"csrfmiddlewaretoken\" value=\"[^\"]+", "CSRF", text)
         text = re.sub(r"\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)?", "TIME", text)
         text = re.sub(r"\b1\d{9}(\.\d+)?\b", "EPOCH", text)
+        text = re.sub(SHOWN_TIME, "SHOWN", text)
         text = re.sub(r"(outbox:[\w-]+:)[\w:-]+", r"\1KEY", text)
         out.append(text)
     return out
