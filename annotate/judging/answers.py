@@ -59,18 +59,7 @@ WHERE expires_at < %s AND rater_id = %s AND expires_at > %s
 @functools.cache
 def _sql(kind: TaskKind) -> dict[str, str]:
     c = kind.counters
-    names = dict(
-        needed=kind.needed_sql,
-        lease=c.lease_table,
-        task=c.task_table,
-        fk=c.lease_fk,
-        scope=kind.scope_column,
-        answer=c.answer_table,
-        afk=c.answer_fk,
-        skip=kind.skip_model._meta.db_table,
-        columns=kind.lock_columns,
-        joins=kind.lock_joins,
-    )
+    names = {**kind.sql_names(), "columns": kind.lock_columns, "joins": kind.lock_joins}
     lock = _LOCK_FOR_ANSWER.format(**names)
     if connection.features.has_select_for_update_of:
         lock += " FOR UPDATE OF p"

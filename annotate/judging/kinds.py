@@ -122,6 +122,22 @@ class TaskKind:
     outcome: ClassVar[type[Outcome]] = Outcome
     words: ClassVar[Words]
 
+    def sql_names(self) -> dict[str, str]:
+        """The tables and columns the shared statements' templates name, by their placeholder:
+        one mapping for the answer lock, the open rule and the progress counts (a template
+        takes the names it uses; str.format leaves the others)."""
+        c = self.counters
+        return {
+            "task": c.task_table,
+            "scope": self.scope_column,
+            "needed": self.needed_sql,
+            "lease": c.lease_table,
+            "fk": c.lease_fk,
+            "answer": c.answer_table,
+            "afk": c.answer_fk,
+            "skip": self.skip_model._meta.db_table,
+        }
+
     # ---- the scope ----
     def campaign(self, scope: Any) -> Campaign:
         raise NotImplementedError

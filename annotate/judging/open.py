@@ -54,18 +54,7 @@ WHERE p.{scope} = %s AND NOT p.gold{where}
 
 @functools.cache
 def open_sql(kind: TaskKind) -> str:
-    c = kind.counters
-    return _OPEN.format(
-        task=c.task_table,
-        scope=kind.scope_column,
-        where=kind.open_where,
-        needed=kind.needed_sql,
-        lease=c.lease_table,
-        fk=c.lease_fk,
-        answer=c.answer_table,
-        afk=c.answer_fk,
-        exclusions=kind.open_exclusions,
-    )
+    return _OPEN.format(**kind.sql_names(), where=kind.open_where, exclusions=kind.open_exclusions)
 
 
 def open_params(kind: TaskKind, scope: Any, rater: AbstractBaseUser, now: datetime) -> list:

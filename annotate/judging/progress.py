@@ -41,17 +41,7 @@ SELECT a.total, a.cant, a.gold, s.total, s.gold, h.n, o.n FROM (
 
 @functools.cache
 def _progress_sql(kind: TaskKind) -> str:
-    c = kind.counters
-    return _PROGRESS.format(
-        answer=c.answer_table,
-        task=c.task_table,
-        afk=c.answer_fk,
-        scope=kind.scope_column,
-        skip=kind.skip_model._meta.db_table,
-        lease=c.lease_table,
-        fk=c.lease_fk,
-        open=open_sql(kind),
-    )
+    return _PROGRESS.format(**kind.sql_names(), open=open_sql(kind))
 
 
 def _counts(kind: TaskKind, scope: Any, rater: AbstractBaseUser, now: datetime) -> dict[str, int]:
