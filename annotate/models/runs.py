@@ -68,7 +68,9 @@ class RunEntry(models.Model):
 
     # No index of their own: the (run, query, rank) index begins with the run and the unique
     # (query, run, document) with the query, which is what a cascade or a lookup needs. Each
-    # index costs every run import a million more keys (benchmarks/README.md, "Imports").
+    # index costs every run import a million more keys (benchmarks/README.md, "Imports"). On
+    # PostgreSQL the document's own index is dropped too (migration 0033, which says why and
+    # what a document's delete does without it); SQLite keeps it for Django's batched cascade.
     # No database foreign keys (db_constraint=False): their per-row checks were most of a
     # PostgreSQL run import (three checks an entry, about 20 s for a million), and only a
     # superuser may skip them. Entries are written only by the importers, whose one
