@@ -70,6 +70,10 @@ def pytest_configure(config):
         from tests.support import pg_flush
 
         pg_flush.install()
+    # A transactional test's flush keeps the content types and permissions it left alone.
+    from tests.support import quick_flush
+
+    quick_flush.install()
     config.pluginmanager.register(_GroupedNodeIds(), "grouped-node-ids")
     config.pluginmanager.register(_JobsAliasMigrate(), "jobs-alias-migrate")
 
