@@ -36,6 +36,11 @@ class CampaignData:
 def data(personas) -> CampaignData:
     """Campaign A and B each with a run, a pool item graded by their rater and a comparison;
     A also has a second run. Nothing of B may ever reach a persona of A, and the reverse."""
+    return make_campaign_data(personas)
+
+
+def make_campaign_data(personas) -> CampaignData:
+    """The rows of the `data` fixture, made in the personas' campaigns."""
     a, b = personas.campaign, personas.other_campaign
     run = make_run(a, "bm25", [("q1", "d1", 1, 3.0), ("q1", "d2", 2, 2.0), ("q2", "d3", 1, 1.0)])
     make_run(a, "bert", [("q1", "d2", 1, 3.0), ("q1", "d1", 2, 2.0), ("q2", "d4", 1, 1.0)])

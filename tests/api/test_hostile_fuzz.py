@@ -6,8 +6,10 @@ refused request writes nothing. Runs on SQLite and on PostgreSQL (DATABASE_URL).
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
@@ -21,7 +23,8 @@ from hypothesis import strategies as st
 from annotate.models import Comparison, Label
 from llmjudge.models import ModelJudge
 from llmjudge.prompt import DEFAULT_TEMPLATE
-from tests.api.conftest import api_client_for
+from tests.api.conftest import CampaignData, api_client_for, make_campaign_data
+from tests.support.shared_rows import rolled_back_afterwards
 
 # The issue's hostile inputs are explicit examples and always run; the generated ones come on
 # top. Derandomized, so every run tries the same ones (HOSTILE_FUZZ_EXAMPLES=200 for a deeper
@@ -66,6 +69,27 @@ HOSTILE_JSON_VALUES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def _module_data(_module_personas, django_db_blocker) -> Iterator[CampaignData | None]:
+    """The campaigns' runs, grades and comparisons made once for the module's ~100 tests, as
+    the personas are (tests/conftest.py; tests/support/shared_rows.py): made per test they
+    were about half a second of each test's set-up. None where the personas are per test."""
+    if _module_personas is None:
+        yield None
+        return
+    with rolled_back_afterwards(django_db_blocker):
+        yield make_campaign_data(_module_personas)
+
+
+@pytest.fixture
+def data(_module_data, personas) -> CampaignData:
+    """tests/api/conftest.py's `data`, read from the module's rows: a fresh copy of the
+    instances for each test (what one test changes is rolled back by its own transaction)."""
+    if _module_data is None:
+        return make_campaign_data(personas)
+    return copy.deepcopy(_module_data)
+
+
 # Rows a refused request may legitimately touch: the leases a rater's request renews or takes
 # (both kinds) and the job workers' heartbeats. Every other row of the project's apps is
 # compared, not only counted, so an update is seen as well as an insert.
@@ -84,20 +108,32 @@ def _rolled_back():
 
 def _snapshot() -> dict:
     """Every row of every table of the project's apps, as stored (read with plain SQL: this
-    runs twice for each of some 700 examples, and the ORM's cost per query was most of it)."""
+    runs twice for each of some 1,400 examples, and the ORM's cost per query was most of it)."""
     rows = {}
-    for app in PROJECT_APPS:
-        for model in apps.get_app_config(app).get_models():
-            if model._meta.model_name in VOLATILE or model._meta.proxy:
-                continue
-            connection = connections[router.db_for_read(model)]
-            meta = model._meta
-            table, pk = map(connection.ops.quote_name, (meta.db_table, meta.pk.column))
-            sql = f"SELECT * FROM {table} ORDER BY {pk}"
-            with connection.cursor() as cursor:
-                cursor.execute(sql)
-                rows[model._meta.label] = cursor.fetchall()
+    for label, alias, sql in _snapshot_statements():
+        with connections[alias].cursor() as cursor:
+            cursor.execute(sql)
+            rows[label] = cursor.fetchall()
     return rows
+
+
+_STATEMENTS: list[tuple[str, str, str]] = []
+
+
+def _snapshot_statements() -> list[tuple[str, str, str]]:
+    """(model label, database alias, SELECT of all its rows) of every compared table, made
+    once: walking the app registry for each snapshot was a third of its cost."""
+    if not _STATEMENTS:
+        for app in PROJECT_APPS:
+            for model in apps.get_app_config(app).get_models():
+                meta = model._meta
+                if meta.model_name in VOLATILE or meta.proxy:
+                    continue
+                alias = router.db_for_read(model)
+                quote = connections[alias].ops.quote_name
+                table, pk = quote(meta.db_table), quote(meta.pk.column)
+                _STATEMENTS.append((meta.label, alias, f"SELECT * FROM {table} ORDER BY {pk}"))
+    return _STATEMENTS
 
 
 # Each kind: (kind, file name, a valid line with {} where the fuzz text goes, extra form data).
