@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -13,8 +15,10 @@ from django.utils import timezone
 from knox.models import AuthToken
 
 from annotate import models as m
+from tests.support.shared_rows import rolled_back_afterwards
 
-pytestmark = pytest.mark.django_db
+# No module-wide django_db mark: every test that reaches the database asks for the personas,
+# so they, and the rows below, are made once for the module (tests/conftest.py).
 
 MODELS = sorted(apps.get_app_config("annotate").get_models(), key=lambda model: model.__name__)
 # Shown, never written by hand (AnswerClaim: kept by triggers; accounts: made and revoked on
@@ -111,11 +115,31 @@ def fill(campaign: m.Campaign, rater, tag: str) -> dict[str, object]:
     return {"query": query, "grade": grade, "item": item, "run": runs[0], "label": good}
 
 
-@pytest.fixture
-def data(personas):
+def fill_both(personas) -> tuple[dict[str, object], dict[str, object]]:
     a = fill(personas.campaign, personas.rater, "alpha")
     b = fill(personas.other_campaign, personas.other_rater, "bravo")
     return a, b
+
+
+@pytest.fixture(scope="module")
+def _module_data(_module_personas, django_db_blocker) -> Iterator[tuple | None]:
+    """A row of every model in both campaigns, made once for the module's tests as the
+    personas are (tests/support/shared_rows.py): made per test they were most of each test's
+    set-up. None where the personas are made per test."""
+    if _module_personas is None:
+        yield None
+        return
+    with rolled_back_afterwards(django_db_blocker):
+        yield fill_both(_module_personas)
+
+
+@pytest.fixture
+def data(_module_data, personas):
+    """A fresh copy of the module's instances for each test: what a test changes (a grade, a
+    deleted campaign) is rolled back by its own transaction."""
+    if _module_data is None:
+        return fill_both(personas)
+    return copy.deepcopy(_module_data)
 
 
 @pytest.fixture
