@@ -3,22 +3,35 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.test import override_settings
+from django.utils import translation
 
 from annotate import models as m
 from annotate.selectors import campaign_overview
+from tests.support.shared_rows import rolled_back_afterwards
 
 pytestmark = pytest.mark.django_db
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
+@pytest.fixture(scope="module")
+def _built_zh(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """The Chinese demo, built once for the module's tests and rolled back after them (a few
+    seconds a build; tests/support/shared_rows.py), as test_demo.py builds the English one."""
+    with rolled_back_afterwards(django_db_blocker):
+        with override_settings(DEBUG=True), translation.override("en"):
+            call_command("demo", "--lang", "zh", stdout=StringIO(), stderr=StringIO())
+        yield
+
+
 @pytest.fixture
-def demo_zh(settings) -> m.Campaign:
-    settings.DEBUG = True
-    call_command("demo", "--lang", "zh", stdout=StringIO(), stderr=StringIO())
+def demo_zh(_built_zh, settings) -> m.Campaign:
+    settings.DEBUG = True  # for the test that runs the command again
     return m.Campaign.objects.get(slug="demo-zh")
 
 
