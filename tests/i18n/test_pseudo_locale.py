@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from io import StringIO
 from pathlib import Path
@@ -31,6 +32,9 @@ from django.core.management import call_command
 from django.db import models
 from django.test import override_settings
 from django.urls import reverse
+from django.utils import translation
+
+from tests.support.shared_rows import rolled_back_afterwards
 
 ROOT = Path(__file__).resolve().parents[2]
 ZH = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES"
@@ -211,8 +215,20 @@ def users_data() -> tuple[list[str], set[str]]:
     return sorted(values, key=len, reverse=True), words
 
 
+@pytest.fixture(scope="module")
+def _demo_built(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """The demo, built once for both runs (it stores no translated text: it is built in
+    English whatever the catalogues) and rolled back after the module
+    (tests/support/shared_rows.py); what a run adds (an admin, an invitation) is rolled back by
+    its own transaction."""
+    with rolled_back_afterwards(django_db_blocker):
+        with override_settings(DEBUG=True), translation.override("en"):
+            call_command("demo", stdout=StringIO(), stderr=StringIO())
+        yield
+
+
 @pytest.fixture(params=[False, True], ids=["wrapped", "bare"])
-def zz_world(request, tmp_path, settings, monkeypatch):
+def zz_world(request, _demo_built, tmp_path, settings, monkeypatch):
     """The demo in the pseudo-language; `bare` (the second run) keeps only the placeholders of
     each message, so English a Python string or a variable puts into a translated sentence
     ("Aggregate (mean)") is left bare and found."""
@@ -228,7 +244,6 @@ def zz_world(request, tmp_path, settings, monkeypatch):
         LOCALE_PATHS=[*settings.LOCALE_PATHS, locales],
         DEBUG=True,
     ):
-        call_command("demo", stdout=StringIO(), stderr=StringIO())
         yield request.param
 
 
