@@ -6,10 +6,8 @@ refused request writes nothing. Runs on SQLite and on PostgreSQL (DATABASE_URL).
 
 from __future__ import annotations
 
-import copy
 import json
 import os
-from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
@@ -23,8 +21,8 @@ from hypothesis import strategies as st
 from annotate.models import Comparison, Label
 from llmjudge.models import ModelJudge
 from llmjudge.prompt import DEFAULT_TEMPLATE
-from tests.api.conftest import CampaignData, api_client_for, make_campaign_data
-from tests.support.shared_rows import rolled_back_afterwards
+from tests.api.conftest import api_client_for, make_campaign_data
+from tests.support.shared_rows import rows_per_module
 
 # The issue's hostile inputs are explicit examples and always run; the generated ones come on
 # top. Derandomized, so every run tries the same ones (HOSTILE_FUZZ_EXAMPLES=200 for a deeper
@@ -69,25 +67,9 @@ HOSTILE_JSON_VALUES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def _module_data(_module_personas, django_db_blocker) -> Iterator[CampaignData | None]:
-    """The campaigns' runs, grades and comparisons made once for the module's ~100 tests, as
-    the personas are (tests/conftest.py; tests/support/shared_rows.py): made per test they
-    were about half a second of each test's set-up. None where the personas are per test."""
-    if _module_personas is None:
-        yield None
-        return
-    with rolled_back_afterwards(django_db_blocker):
-        yield make_campaign_data(_module_personas)
-
-
-@pytest.fixture
-def data(_module_data, personas) -> CampaignData:
-    """tests/api/conftest.py's `data`, read from the module's rows: a fresh copy of the
-    instances for each test (what one test changes is rolled back by its own transaction)."""
-    if _module_data is None:
-        return make_campaign_data(personas)
-    return copy.deepcopy(_module_data)
+# The campaigns' runs, grades and comparisons, made once for the module's ~100 tests (made per
+# test they were about half a second of each test's set-up); tests/api/conftest.py's `data`.
+_module_rows, data = rows_per_module(make_campaign_data, name="data")
 
 
 # Rows a refused request may legitimately touch: the leases a rater's request renews or takes

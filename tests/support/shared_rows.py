@@ -11,10 +11,15 @@ test's unsaved changes into the next.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import copy
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from typing import Any, TypeVar
 
+import pytest
 from django.db import connections, transaction
+
+T = TypeVar("T")
 
 
 @contextmanager
@@ -29,3 +34,30 @@ def rolled_back_afterwards(django_db_blocker) -> Iterator[None]:
         finally:
             for alias in connections:
                 transaction.set_rollback(True, using=alias)
+
+
+def rows_per_module(make: Callable[[Any], T], *, name: str) -> tuple[Any, Any]:
+    """Two fixtures for rows `make(personas)` builds: `_module_rows` makes them once for the
+    module, rolled back after it, as the personas are (tests/conftest.py), and `<name>` hands
+    each test a fresh deep copy of the instances (what a test changes in the rows is rolled back
+    by its own transaction). Where the personas are made per test (`_module_personas` is None:
+    a module with a transactional test) each test makes its own rows.
+
+    Bind both at module level, once per module: `_module_rows, data = rows_per_module(make,
+    name="data")`. A module that borrows them imports both."""
+
+    @pytest.fixture(scope="module", name="_module_rows")
+    def module_rows(_module_personas, django_db_blocker) -> Iterator[T | None]:
+        if _module_personas is None:
+            yield None
+            return
+        with rolled_back_afterwards(django_db_blocker):
+            yield make(_module_personas)
+
+    # The module's rows as an argument, not looked up inside: a module-scoped fixture first
+    # asked for inside a test's own transaction would be rolled back with that test.
+    @pytest.fixture(name=name)
+    def rows(_module_rows, personas) -> T:
+        return make(personas) if _module_rows is None else copy.deepcopy(_module_rows)
+
+    return module_rows, rows

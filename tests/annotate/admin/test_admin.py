@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -15,7 +13,7 @@ from django.utils import timezone
 from knox.models import AuthToken
 
 from annotate import models as m
-from tests.support.shared_rows import rolled_back_afterwards
+from tests.support.shared_rows import rows_per_module
 
 # No module-wide django_db mark: every test that reaches the database asks for the personas,
 # so they, and the rows below, are made once for the module (tests/conftest.py).
@@ -121,25 +119,9 @@ def fill_both(personas) -> tuple[dict[str, object], dict[str, object]]:
     return a, b
 
 
-@pytest.fixture(scope="module")
-def _module_data(_module_personas, django_db_blocker) -> Iterator[tuple | None]:
-    """A row of every model in both campaigns, made once for the module's tests as the
-    personas are (tests/support/shared_rows.py): made per test they were most of each test's
-    set-up. None where the personas are made per test."""
-    if _module_personas is None:
-        yield None
-        return
-    with rolled_back_afterwards(django_db_blocker):
-        yield fill_both(_module_personas)
-
-
-@pytest.fixture
-def data(_module_data, personas):
-    """A fresh copy of the module's instances for each test: what a test changes (a grade, a
-    deleted campaign) is rolled back by its own transaction."""
-    if _module_data is None:
-        return fill_both(personas)
-    return copy.deepcopy(_module_data)
+# A row of every model in both campaigns, made once for the module's tests (made per test
+# they were most of each test's set-up).
+_module_rows, data = rows_per_module(fill_both, name="data")
 
 
 @pytest.fixture

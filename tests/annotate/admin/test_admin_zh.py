@@ -16,7 +16,7 @@ from django.utils import translation
 from django.utils.text import capfirst
 
 from annotate import models as m
-from tests.annotate.admin.test_admin import _module_data, data, url  # noqa: F401 (fixtures)
+from tests.annotate.admin.test_admin import _module_rows, data, url  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db
 

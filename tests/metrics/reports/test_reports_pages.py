@@ -4,18 +4,16 @@ many SQL queries each page takes (so no per-row query creeps in)."""
 
 from __future__ import annotations
 
-import copy
 import csv
 import io
-from collections.abc import Iterator
 
 import pytest
 from django.urls import reverse
 
 from annotate.models import Adjudication
 from tests.conftest import PERSONA_NAMES
-from tests.metrics.report_helpers import World, make_world
-from tests.support.shared_rows import rolled_back_afterwards
+from tests.metrics.report_helpers import make_world
+from tests.support.shared_rows import rows_per_module
 
 SLUG = "campaign-a"
 
@@ -24,25 +22,9 @@ def url(name: str, **kwargs) -> str:
     return reverse(f"metrics:{name}", kwargs={"slug": SLUG, **kwargs})
 
 
-@pytest.fixture(scope="module")
-def _module_world(_module_personas, django_db_blocker) -> Iterator[World | None]:
-    """The campaign's queries, runs and grades made once for the module's tests, as the
-    personas are (tests/conftest.py; tests/support/shared_rows.py): made per test they were
-    most of each test's set-up. None where the personas are made per test."""
-    if _module_personas is None:
-        yield None
-        return
-    with rolled_back_afterwards(django_db_blocker):
-        yield make_world(_module_personas.campaign)
-
-
-@pytest.fixture
-def world(_module_world, personas) -> World:
-    """A fresh copy of the module's instances for each test (what a test changes in the rows
-    is rolled back by its own transaction)."""
-    if _module_world is None:
-        return make_world(personas.campaign)
-    return copy.deepcopy(_module_world)
+# The campaign's queries, runs and grades, made once for the module's tests (made per test
+# they were most of each test's set-up).
+_module_rows, world = rows_per_module(lambda personas: make_world(personas.campaign), name="world")
 
 
 def page_urls(world) -> list[str]:
