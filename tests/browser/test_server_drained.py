@@ -7,6 +7,7 @@ Without the browser conftest's `_server_drained`, the flush after such a test fa
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from tests.browser.test_screens import DESKTOP, new_page, open_sxs, sxs_world
 
@@ -21,3 +22,19 @@ def test_a_page_closed_mid_requests_leaves_a_flushable_database(
     # Each fetch of the judging page leases and writes; none is awaited.
     page.evaluate("() => { for (let i = 0; i < 40; i++) fetch(location.href); }")
     page.context.close()
+
+
+def test_a_download_the_test_client_leaves_unread_is_not_live_server_traffic(client, personas):
+    """The test client sends "finished" for a streamed response only when it is read to the
+    end; counted, an unread download elsewhere on the worker made every browser test after it
+    wait out the drain's limit."""
+    from tests.browser.conftest import TRAFFIC
+
+    client.force_login(personas.manager)
+    before = TRAFFIC.open
+    url = reverse("annotate:export_grades", kwargs={"slug": personas.campaign.slug})
+    response = client.get(url)
+    assert response.status_code == 200 and response.streaming
+    assert TRAFFIC.open == before  # left unread on purpose
+    assert b"".join(response.streaming_content)  # and now read, as other tests do
+    assert TRAFFIC.open == before
