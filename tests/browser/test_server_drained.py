@@ -38,3 +38,20 @@ def test_a_download_the_test_client_leaves_unread_is_not_live_server_traffic(cli
     assert TRAFFIC.open == before  # left unread on purpose
     assert b"".join(response.streaming_content)  # and now read, as other tests do
     assert TRAFFIC.open == before
+
+
+def test_a_wsgi_app_a_test_calls_itself_is_not_live_server_traffic(personas):
+    """The API schema tests call the WSGI application in the test's own thread, and the
+    response they leave open never sends "finished"."""
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.test import RequestFactory
+
+    from tests.browser.conftest import TRAFFIC
+
+    before = TRAFFIC.open
+    environ = RequestFactory().get("/api/v1/schema/").environ
+    response = WSGIHandler()(environ, lambda status, headers: None)
+    assert response.status_code == 200
+    assert TRAFFIC.open == before  # left open on purpose
+    response.close()
+    assert TRAFFIC.open == before
