@@ -1,5 +1,5 @@
 """Run as a separate process by test_upload_limits: a real server (gunicorn, one sync worker, the
-project's WSGI module as deployed) on a fresh SQLite file receives an upload streamed from disk
+project's WSGI module as deployed) on a fresh database receives an upload streamed from disk
 over HTTP, and the worker's resident memory is read from outside, in /proc, at rest (after a
 small upload has loaded every module the import needs) and at its peak during the large upload
 (VmHWM, reset to the resting size just before).
@@ -9,8 +9,9 @@ hands a file above 1 MiB to a background job, whose worker runs the same import 
 this is the heavier of the two for a server process.
 
 Prints one JSON line: {"status": ..., "resting_kb": ..., "peak_kb": ..., "worker_pid": ...}.
-Usage: python -m tests.annotate.upload_memory_probe DIRECTORY BLANK_MEGABYTES
-(DIRECTORY/probe.sqlite3, when there, is taken as migrated: the test copies the run's.)
+Usage: python -m tests.annotate.upload_memory_probe DIRECTORY BLANK_MEGABYTES [DATABASE_URL]
+(DATABASE_URL, when given, is taken as migrated: the test hands it a copy of the run's
+database; without it the probe migrates DIRECTORY/probe.sqlite3.)
 """
 
 from __future__ import annotations
@@ -76,13 +77,13 @@ def _worker_of(master: int) -> int:
     raise RuntimeError("gunicorn started no worker")
 
 
-def main(directory: str, blank_megabytes: int) -> None:
+def main(directory: str, blank_megabytes: int, database_url: str | None = None) -> None:
     work = Path(directory)
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(work),
         "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": f"sqlite:///{work / 'probe.sqlite3'}",
+        "DATABASE_URL": database_url or f"sqlite:///{work / 'probe.sqlite3'}",
         "THROTTLE_CACHE_URL": "locmem://",
         "JOBS_SYNC_MAX_BYTES": str(1 << 30),
         "DEBUG": "0",
@@ -92,7 +93,7 @@ def main(directory: str, blank_megabytes: int) -> None:
     }
     manage = [sys.executable, "manage.py"]
     run = {"cwd": ROOT, "env": env, "check": True, "capture_output": True, "text": True}
-    if not (work / "probe.sqlite3").exists():  # the test hands it a migrated copy
+    if database_url is None:
         subprocess.run([*manage, "migrate", "--noinput"], **run)
     token = subprocess.run([*manage, "shell", "-c", SETUP], **run).stdout.split()[-1]
     port = _free_port()
@@ -139,4 +140,4 @@ def main(directory: str, blank_megabytes: int) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]))
+    main(sys.argv[1], int(sys.argv[2]), *sys.argv[3:4])

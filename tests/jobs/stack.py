@@ -15,14 +15,8 @@ from pathlib import Path
 
 import pytest
 import requests
-from django.conf import settings
 
-from tests.support.migrated import (
-    postgres_admin,
-    postgres_template,
-    postgres_template_name,
-    sqlite_copy,
-)
+from tests.support.migrated import database_copy, postgres_admin
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "correct-horse-battery-staple"
@@ -47,14 +41,6 @@ print(AuthToken.objects.create(rater)[1], AuthToken.objects.create(manager)[1])
 """
 
 
-def _pg_url(name: str) -> str:
-    default = settings.DATABASES["default"]
-    host = default.get("HOST") or "127.0.0.1"
-    port = default.get("PORT") or 5432
-    user = default.get("USER") or "postgres"
-    return f"postgres://{user}@{host}:{port}/{name}"
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -68,15 +54,9 @@ class Stack:
         self.tmp = tmp
         self.processes: list[subprocess.Popen] = []
         self.pg_name = None
-        default = settings.DATABASES["default"]
-        if default["ENGINE"].endswith("postgresql"):
-            self.pg_name = f"{default['NAME']}_stack"[:60]
-            template = postgres_template(_pg_url, postgres_admin, postgres_template_name())
-            postgres_admin(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
-            postgres_admin(f'CREATE DATABASE "{self.pg_name}" TEMPLATE "{template}"')
-            url = _pg_url(self.pg_name)
-        else:
-            url = f"sqlite:///{sqlite_copy(factory, tmp)}"
+        url = database_copy(factory, tmp, "stack")
+        if url.startswith("postgres"):
+            self.pg_name = url.rsplit("/", 1)[1]
         self.env = {k: v for k, v in os.environ.items() if k not in ("TEST_DATABASE_NAME",)} | {
             "DATABASE_URL": url,
             "DEBUG": "1",

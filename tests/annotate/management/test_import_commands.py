@@ -10,13 +10,14 @@ import sys
 from contextlib import closing
 from pathlib import Path
 
+import psycopg
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from annotate.models import LabelSource, Query, Run, SourceLabel
 from tests.annotate.import_support import counts, make_campaign, write
-from tests.support.migrated import sqlite_copy
+from tests.support.migrated import database_copy
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -121,12 +122,14 @@ def test_no_progress_when_stderr_is_not_a_terminal(campaign, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def sqlite_env(tmp_path_factory) -> dict[str, str]:
-    """A migrated SQLite file (a copy of the run's, tests/support/migrated.py) with one
-    campaign, for commands run as real processes. (The set-up skips the system checks, which
-    import every view; the commands under test run them.)"""
-    db_path = sqlite_copy(tmp_path_factory, tmp_path_factory.mktemp("cli"))
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{db_path}", "DEBUG": "1"}
+def process_env(django_db_setup, tmp_path_factory) -> dict[str, str]:
+    """A fresh copy of the run's migrated database, on the run's own engine
+    (tests/support/migrated.py), with one campaign, for commands run as real processes. (The
+    set-up skips the system checks, which import every view; the commands under test run
+    them. After `django_db_setup`, whose migrated databases are the copy's template.)"""
+    url = database_copy(tmp_path_factory, tmp_path_factory.mktemp("cli"), "cli")
+    env = {k: v for k, v in os.environ.items() if k != "TEST_DATABASE_NAME"}
+    env |= {"DATABASE_URL": url, "DEBUG": "1"}
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run(
         [*manage, "campaign_create", "CLI", "--slug", "cli", "--skip-checks"],
@@ -135,6 +138,18 @@ def sqlite_env(tmp_path_factory) -> dict[str, str]:
         cwd=ROOT,
     )
     return env
+
+
+def count_in(env: dict[str, str], sql: str) -> int:
+    """One count read from the processes' database itself (a `shell` process to count would
+    cost a Django start-up)."""
+    url = env["DATABASE_URL"]
+    if url.startswith("sqlite:///"):
+        path = url.removeprefix("sqlite:///")
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return db.execute(sql).fetchone()[0]
+    with psycopg.connect(url) as db:
+        return db.execute(sql).fetchone()[0]
 
 
 def manage(env: dict[str, str], *args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
@@ -148,27 +163,24 @@ def manage(env: dict[str, str], *args: str, stdin: bytes = b"") -> subprocess.Co
     )
 
 
-@pytest.mark.xdist_group("cli-processes")  # one worker builds sqlite_env
-def test_a_real_process_exits_non_zero_without_a_traceback(sqlite_env, tmp_path):
+@pytest.mark.xdist_group("cli-processes")  # one worker builds process_env
+def test_a_real_process_exits_non_zero_without_a_traceback(process_env, tmp_path):
     # Ids of its own: the other real-process test imports q0 to q19999 into the same file.
     path = write(tmp_path, "bad.tsv", "bad1\tgood\nbad2 has no tab\n")
-    done = manage(sqlite_env, "import_queries", "--campaign=cli", str(path))
+    done = manage(process_env, "import_queries", "--campaign=cli", str(path))
     stderr = done.stderr.decode()
     assert done.returncode == 1
     assert f"{path}:2: too few columns" in stderr
     assert "Nothing was imported." in stderr
     assert "Traceback" not in stderr
-    # Read from the file itself (a `shell` process to count them cost a Django start-up).
-    db_path = sqlite_env["DATABASE_URL"].removeprefix("sqlite:///")
-    with closing(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)) as db:
-        kept = f"SELECT COUNT(*) FROM {Query._meta.db_table} WHERE external_id = 'bad1'"
-        assert db.execute(kept).fetchone() == (0,)  # the good line before the bad one
+    kept = f"SELECT COUNT(*) FROM {Query._meta.db_table} WHERE external_id = 'bad1'"
+    assert count_in(process_env, kept) == 0  # the good line before the bad one
 
 
-@pytest.mark.xdist_group("cli-processes")  # one worker builds sqlite_env
-def test_a_real_process_reads_stdin_and_shows_progress(sqlite_env):
+@pytest.mark.xdist_group("cli-processes")  # one worker builds process_env
+def test_a_real_process_reads_stdin_and_shows_progress(process_env):
     data = "".join(f"q{i}\tquery {i}\n" for i in range(20_000)).encode()
-    done = manage(sqlite_env, "import_queries", "--campaign=cli", "--progress", "-", stdin=data)
+    done = manage(process_env, "import_queries", "--campaign=cli", "--progress", "-", stdin=data)
     assert done.returncode == 0, done.stderr.decode()
     assert "<stdin>: 20,000 lines read; 20,000 queries created" in done.stdout.decode()
     assert "\r20,000 lines read, " in done.stderr.decode()

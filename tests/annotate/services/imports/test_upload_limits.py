@@ -21,7 +21,7 @@ from annotate.services.imports.common import peek
 from annotate.services.imports.documents import import_documents
 from annotate.services.imports.queries import import_queries
 from tests.api.conftest import api_client_for
-from tests.support.migrated import sqlite_copy
+from tests.support.migrated import database_copy
 
 ROOT = Path(settings.BASE_DIR)
 
@@ -104,7 +104,7 @@ BLANK_MB = 8
 
 
 def test_megabytes_of_blank_lines_grow_the_server_by_less_than_their_size(
-    tmp_path, tmp_path_factory
+    django_db_setup, tmp_path, tmp_path_factory
 ):
     """A gunicorn worker receives 8 MB of blank lines (8 million lines) as a queries upload
     over HTTP; its resident memory, read from /proc, at the peak grows by less than those 8 MB
@@ -112,11 +112,10 @@ def test_megabytes_of_blank_lines_grow_the_server_by_less_than_their_size(
     the blank lines, 4 MB of them grew the worker by 419 MB, these 8 MB by 837 MB. A correct
     import grows it by under 4 MB whatever the size, from 2 to 20 MB: the test took 20 MB and
     50 MB, 12 s more of importing blank lines for the same verdict.)"""
-    migrated = sqlite_copy(tmp_path_factory, tmp_path)
-    for suffix in ("", "-jobs"):
-        migrated.with_name(f"db{suffix}.sqlite3").rename(tmp_path / f"probe{suffix}.sqlite3")
+    url = database_copy(tmp_path_factory, tmp_path, "probe")  # of django_db_setup's databases
+    probe = [sys.executable, "-m", "tests.annotate.upload_memory_probe"]
     done = subprocess.run(
-        [sys.executable, "-m", "tests.annotate.upload_memory_probe", str(tmp_path), str(BLANK_MB)],
+        [*probe, str(tmp_path), str(BLANK_MB), url],
         cwd=ROOT,
         capture_output=True,
         text=True,
