@@ -20,7 +20,6 @@ import html
 import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
-from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -28,13 +27,11 @@ from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 from django.apps import apps
 from django.conf.locale import LANG_INFO
-from django.core.management import call_command
 from django.db import models
 from django.test import override_settings
 from django.urls import reverse
-from django.utils import translation
 
-from tests.support.shared_rows import rolled_back_afterwards
+from tests.support.shared_rows import demo_for_module
 
 ROOT = Path(__file__).resolve().parents[2]
 ZH = ROOT / "locale" / "zh_Hans" / "LC_MESSAGES"
@@ -221,9 +218,7 @@ def _demo_built(django_db_setup, django_db_blocker) -> Iterator[None]:
     English whatever the catalogues) and rolled back after the module
     (tests/support/shared_rows.py); what a run adds (an admin, an invitation) is rolled back by
     its own transaction."""
-    with rolled_back_afterwards(django_db_blocker):
-        with override_settings(DEBUG=True), translation.override("en"):
-            call_command("demo", stdout=StringIO(), stderr=StringIO())
+    with demo_for_module(django_db_blocker):
         yield
 
 

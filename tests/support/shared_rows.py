@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from io import StringIO
 from typing import Any, TypeVar
 
 import pytest
@@ -61,3 +62,18 @@ def rows_per_module(make: Callable[[Any], T], *, name: str) -> tuple[Any, Any]:
         return make(personas) if _module_rows is None else copy.deepcopy(_module_rows)
 
     return module_rows, rows
+
+
+@contextmanager
+def demo_for_module(django_db_blocker, *args: str) -> Iterator[None]:
+    """`manage.py demo *args` run once for a module's tests and rolled back after them (a few
+    seconds a build), in English and with DEBUG on as the command wants; what a test changes,
+    a rebuild among it, is undone by the test's own transaction."""
+    from django.core.management import call_command
+    from django.test import override_settings
+    from django.utils import translation
+
+    with rolled_back_afterwards(django_db_blocker):
+        with override_settings(DEBUG=True), translation.override("en"):
+            call_command("demo", *args, stdout=StringIO(), stderr=StringIO())
+        yield

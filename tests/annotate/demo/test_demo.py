@@ -10,14 +10,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db.models import Count
-from django.test import Client, override_settings
-from django.utils import translation
+from django.test import Client
 
 from annotate import models as m
 from annotate.demo.build import BASELINE, CANDIDATE, DEMO_SLUG
 from annotate.ranking import run_top_k
 from annotate.selectors import campaign_overview, is_manager
-from tests.support.shared_rows import rolled_back_afterwards
+from tests.support.shared_rows import demo_for_module
 
 pytestmark = pytest.mark.django_db
 
@@ -47,9 +46,7 @@ def _built(django_db_setup, django_db_blocker) -> Iterator[None]:
     build; tests/support/shared_rows.py). What a test changes, a rebuild among it, is undone
     by the test's own transaction. The command's runs on a database without the demo are in
     test_demo_command.py."""
-    with rolled_back_afterwards(django_db_blocker):
-        with override_settings(DEBUG=True), translation.override("en"):
-            run_demo()
+    with demo_for_module(django_db_blocker):
         yield
 
 

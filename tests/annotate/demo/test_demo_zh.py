@@ -8,12 +8,10 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.test import override_settings
-from django.utils import translation
 
 from annotate import models as m
 from annotate.selectors import campaign_overview
-from tests.support.shared_rows import rolled_back_afterwards
+from tests.support.shared_rows import demo_for_module
 
 pytestmark = pytest.mark.django_db
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -23,9 +21,7 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 def _built_zh(django_db_setup, django_db_blocker) -> Iterator[None]:
     """The Chinese demo, built once for the module's tests and rolled back after them (a few
     seconds a build; tests/support/shared_rows.py), as test_demo.py builds the English one."""
-    with rolled_back_afterwards(django_db_blocker):
-        with override_settings(DEBUG=True), translation.override("en"):
-            call_command("demo", "--lang", "zh", stdout=StringIO(), stderr=StringIO())
+    with demo_for_module(django_db_blocker, "--lang", "zh"):
         yield
 
 
